@@ -1,0 +1,1 @@
+//! Differential testing (work in progress).
