@@ -1,1 +1,281 @@
+//! SIMD-accelerated UTF-8 validation: a drop-in for `std::str::from_utf8`.
+//!
+//! utf8guard checks that bytes are well-formed UTF-8 as RFC 3629 and
+//! Unicode define it (no overlong forms, no surrogates, nothing above
+//! U+10FFFF, no truncated or stray bytes), with vector kernels for SSE4.2,
+//! AVX2 and NEON chosen at run time, and reports errors exactly as
+//! `core::str::from_utf8` does.
+//!
+//! ```
+//! assert!(utf8guard::validate("Grüße, Jürgen ❤ 🌍".as_bytes()));
+//!
+//! let err = utf8guard::from_utf8(b"abc\xF0\x28\x8C\xBC").unwrap_err();
+//! assert_eq!(err.valid_up_to(), 3);
+//! assert_eq!(err.error_len(), Some(1));
+//! assert_eq!(err.kind(), utf8guard::ErrorKind::TooShort);
+//! ```
+//!
+//! # Kernels
+//!
+//! [`validate`] and [`from_utf8`] run the fastest kernel the CPU supports
+//! ([`active_kernel`]), detected once. Every kernel can also be called
+//! directly through [`Kernel`], which is how the tests check each one
+//! against the reference DFA. With the `std` feature, the environment
+//! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2` or `neon`) forces
+//! a kernel; an unknown name, or a kernel the CPU lacks, panics on first use
+//! rather than silently running another.
+//!
+//! # Features
+//!
+//! - `std` (default): `std::error::Error` for [`Utf8Error`] and the
+//!   `UTF8GUARD_KERNEL` override. Without it the crate is `no_std`.
+//! - `alloc`: APIs that allocate.
+//! - `rayon` (default): parallel validation of large buffers.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+mod dispatch;
+mod error;
+mod kernel;
+mod small;
+
+use core::fmt;
+
+pub use dispatch::KERNEL_ENV;
+pub use error::{ErrorKind, Utf8Error};
+
+/// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when
+/// the position of an error does not matter.
+///
+/// ```
+/// assert!(utf8guard::validate(b"plain ASCII"));
+/// assert!(utf8guard::validate("ελληνικά".as_bytes()));
+/// assert!(!utf8guard::validate(b"\xED\xA0\x80")); // a surrogate
+/// ```
+#[inline]
+pub fn validate(bytes: &[u8]) -> bool {
+    if small::is_short_ascii(bytes) {
+        return true;
+    }
+    dispatch::run(bytes).is_ok()
+}
+
+/// Converts bytes to a string slice if they are well-formed UTF-8: the same
+/// result as [`core::str::from_utf8`], error positions included.
+///
+/// ```
+/// assert_eq!(utf8guard::from_utf8(b"caf\xC3\xA9"), Ok("café"));
+///
+/// let err = utf8guard::from_utf8(b"caf\xC3").unwrap_err();
+/// assert_eq!(err.valid_up_to(), 3);
+/// assert_eq!(err.error_len(), None); // ends inside a character
+/// ```
+#[inline]
+pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    if !small::is_short_ascii(bytes) {
+        if let Err(offset) = dispatch::run(bytes) {
+            kernel::locate(bytes, offset)?;
+        }
+    }
+    // SAFETY: `bytes` was just validated: the active kernel accepted it, or
+    // the reference DFA accepted everything after the kernel's offset.
+    Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// Converts a mutable byte slice to a mutable string slice if it is
+/// well-formed UTF-8, like [`core::str::from_utf8_mut`].
+///
+/// ```
+/// let mut bytes = *b"hello";
+/// let s = utf8guard::from_utf8_mut(&mut bytes).unwrap();
+/// s.make_ascii_uppercase();
+/// assert_eq!(s, "HELLO");
+/// ```
+#[inline]
+pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, Utf8Error> {
+    from_utf8(bytes)?;
+    // SAFETY: `from_utf8` just validated these bytes.
+    Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
+}
+
+/// The kernel [`validate`] and [`from_utf8`] use on this machine: the
+/// fastest available, or the one `UTF8GUARD_KERNEL` names.
+///
+/// ```
+/// let kernel = utf8guard::active_kernel();
+/// assert!(kernel.is_available());
+/// println!("validating with {kernel}");
+/// ```
+///
+/// # Panics
+/// With the `std` feature, when `UTF8GUARD_KERNEL` names an unknown kernel
+/// or one this CPU cannot run.
+pub fn active_kernel() -> Kernel {
+    dispatch::active()
+}
+
+/// A validation kernel: one implementation of the same check.
+///
+/// All kernels give the same answers; they differ in speed and in the
+/// instructions they need.
+///
+/// ```
+/// use utf8guard::Kernel;
+///
+/// for &kernel in Kernel::ALL {
+///     if kernel.is_available() {
+///         assert_eq!(kernel.validate(b"\xF4\x90\x80\x80"), false);
+///         assert_eq!(kernel.from_utf8("ok ✓".as_bytes()), Ok("ok ✓"));
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// Portable: the reference DFA with word-at-a-time ASCII skipping.
+    Scalar = 1,
+    /// 128-bit vectors with SSE4.2 (x86_64).
+    #[cfg(target_arch = "x86_64")]
+    Sse42 = 2,
+    /// 256-bit vectors with AVX2 (x86_64).
+    #[cfg(target_arch = "x86_64")]
+    Avx2 = 3,
+    /// 128-bit vectors with NEON (aarch64).
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    Neon = 4,
+}
+
+impl Kernel {
+    /// Every kernel compiled for this target, slowest first.
+    #[cfg(target_arch = "x86_64")]
+    pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Sse42, Kernel::Avx2];
+    /// Every kernel compiled for this target, slowest first.
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Neon];
+    /// Every kernel compiled for this target, slowest first.
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "aarch64", target_feature = "neon"))))]
+    pub const ALL: &'static [Kernel] = &[Kernel::Scalar];
+
+    /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"` or `"neon"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => "sse42",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Kernel::Neon => "neon",
+        }
+    }
+
+    /// The kernel compiled for this target with that [`name`](Self::name).
+    ///
+    /// ```
+    /// assert_eq!(utf8guard::Kernel::from_name("scalar"), Some(utf8guard::Kernel::Scalar));
+    /// assert_eq!(utf8guard::Kernel::from_name("avx512"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// `true` when this CPU can run the kernel.
+    pub fn is_available(self) -> bool {
+        dispatch::is_available(self)
+    }
+
+    /// The kernels this CPU can run, slowest first.
+    pub fn available() -> impl Iterator<Item = Kernel> + Clone {
+        Kernel::ALL.iter().copied().filter(|k| k.is_available())
+    }
+
+    /// [`validate`] with this kernel.
+    ///
+    /// # Panics
+    /// If the CPU cannot run this kernel.
+    pub fn validate(self, bytes: &[u8]) -> bool {
+        self.run(bytes).is_ok()
+    }
+
+    /// [`from_utf8`] with this kernel.
+    ///
+    /// # Panics
+    /// If the CPU cannot run this kernel.
+    pub fn from_utf8(self, bytes: &[u8]) -> Result<&str, Utf8Error> {
+        if let Err(offset) = self.run(bytes) {
+            kernel::locate(bytes, offset)?;
+        }
+        // SAFETY: validated by this kernel, or past its offset by the DFA.
+        Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+    }
+
+    fn from_id(id: u8) -> Option<Kernel> {
+        Kernel::ALL.iter().copied().find(|&k| k as u8 == id)
+    }
+
+    /// Run the kernel, after checking that the CPU supports it.
+    fn run(self, bytes: &[u8]) -> Result<(), usize> {
+        assert!(
+            self.is_available(),
+            "the {} kernel is not supported by this CPU (available: {})",
+            self.name(),
+            kernel_names(Kernel::available())
+        );
+        match self {
+            Kernel::Scalar => kernel::scalar::validate(bytes),
+            // SAFETY: availability was asserted above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => unsafe { kernel::sse42::validate(bytes) },
+            // SAFETY: availability was asserted above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { kernel::avx2::validate(bytes) },
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Kernel::Neon => kernel::neon::validate(bytes),
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A comma-separated list of kernel names, for messages.
+fn kernel_names<I: IntoIterator<Item = Kernel> + Clone>(kernels: I) -> impl fmt::Display {
+    struct Names<I>(I);
+    impl<I: IntoIterator<Item = Kernel> + Clone> fmt::Display for Names<I> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            for (i, k) in self.0.clone().into_iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                f.write_str(k.name())?;
+            }
+            Ok(())
+        }
+    }
+    Names(kernels)
+}
+
+/// Entry points for the benchmarks that compare internal variants. Not part
+/// of the API: no stability promise.
+#[doc(hidden)]
+pub mod __bench {
+    /// The AVX2 kernel with the look-behind bytes made by shuffles instead
+    /// of overlapping loads. `None` when the CPU lacks AVX2.
+    #[cfg(target_arch = "x86_64")]
+    pub fn avx2_shuffled(bytes: &[u8]) -> Option<bool> {
+        if crate::Kernel::Avx2.is_available() {
+            // SAFETY: AVX2 availability was just checked.
+            Some(unsafe { crate::kernel::avx2::validate_shuffled(bytes) }.is_ok())
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! The lookup algorithm of Keiser and Lemire ("Validating UTF-8 In Less Than
+//! One Instruction Per Byte", Software: Practice and Experience, 2021),
+//! written once over [`SimdU8`] and instantiated per instruction set.
+//!
+//! # How it works
+//!
+//! Every ill-formed pattern of UTF-8 can be seen in at most two adjacent
+//! bytes, except for "how many continuation bytes must follow a lead byte",
+//! which needs three bytes of look-behind. So for every byte of the input,
+//! with `prev1` the byte before it:
+//!
+//! 1. Three table lookups classify the pair `(prev1, byte)`: one on the high
+//!    nibble of `prev1`, one on its low nibble, one on the high nibble of
+//!    `byte`. Each table entry is a set of error bits; a bit survives the
+//!    `AND` of the three only when all three nibbles agree that the pair is
+//!    that error. The error bits are named below ([`TOO_SHORT`] and so on):
+//!    each is one family of ill-formed pairs, described by which nibbles
+//!    produce it.
+//! 2. The [`TWO_CONTS`] bit marks "a continuation byte after a continuation
+//!    byte". That is an error unless the byte is the third or fourth of a
+//!    sequence, which is known from `prev2 >= 0xE0` or `prev3 >= 0xF0`. So
+//!    the result is `special ^ must_be_2_3_continuation`: either one alone
+//!    is an error (too many continuation bytes, or too few).
+//! 3. A block of 64 bytes with no high bit set is all ASCII and skips the
+//!    lookups; it is an error only if the block before it ended inside a
+//!    sequence.
+//!
+//! ```text
+//! for each 64-byte block:
+//!     if block is ASCII: error if previous block ended mid-sequence
+//!     else for each vector v (with prev1, prev2, prev3: v shifted by 1..3 bytes):
+//!         special = T1H[prev1 >> 4] & T1L[prev1 & 15] & T2H[v >> 4]
+//!         must23  = (prev2 >= 0xE0 | prev3 >= 0xF0) ? 0x80 : 0
+//!         error  |= special ^ must23
+//!     stop at the first block with an error
+//! ```
+//!
+//! The bytes before each vector (`prev1`..`prev3`) can be obtained two ways:
+//! by shuffling the previous vector into this one (`alignr`; on AVX2 it
+//! also needs a lane-crossing permute), or by three more unaligned loads at
+//! offsets -1, -2 and -3. Loads use the load ports instead of the shuffle
+//! ports that the lookups already saturate; the `LOADS` parameter picks the
+//! strategy so both can be measured.
+//!
+//! # Where the error is
+//!
+//! The kernels stop at the first block that holds an error and report its
+//! offset. Everything before that block was checked, so it is well formed
+//! apart from, possibly, a character that the block goes on to finish (or
+//! break). `super::locate` runs the scalar DFA from the start of that
+//! character, at most three bytes back, to find the exact `valid_up_to`
+//! and `error_len`: the prefix is never scanned twice.
+//!
+//! # No read past the slice
+//!
+//! The first block and the last, partial, block are copied into a
+//! zero-filled stack buffer with three bytes of look-behind; zeros are ASCII,
+//! so they do not change the verdict on the real bytes, and an input that
+//! ends in the middle of a sequence is caught because a zero follows it.
+
+use super::simd::SimdU8;
+
+/// Bytes per block of the main loop.
+pub(crate) const BLOCK: usize = 64;
+/// Look-behind bytes in the padded buffers.
+const PAD: usize = 3;
+
+// The error bits. Each names a family of ill-formed byte pairs
+// (prev1, byte); a family is the conjunction of a condition on prev1's high
+// nibble, one on prev1's low nibble and one on byte's high nibble.
+
+/// A lead byte (or `C0`..`FF`) followed by something that is not a
+/// continuation byte: ASCII or another lead byte.
+pub(crate) const TOO_SHORT: u8 = 1 << 0;
+/// An ASCII byte followed by a continuation byte.
+pub(crate) const TOO_LONG: u8 = 1 << 1;
+/// `E0 80..9F`: a 3-byte form of a code point below U+0800.
+pub(crate) const OVERLONG_3: u8 = 1 << 2;
+/// `F4 90..BF`, or `F5..FF` followed by `90..BF`: above U+10FFFF.
+pub(crate) const TOO_LARGE: u8 = 1 << 3;
+/// `ED A0..BF`: a UTF-16 surrogate.
+pub(crate) const SURROGATE: u8 = 1 << 4;
+/// `C0..C1 80..BF`: a 2-byte form of an ASCII code point.
+pub(crate) const OVERLONG_2: u8 = 1 << 5;
+/// `F5..FF 80..8F`: above U+10FFFF (shares its bit with [`OVERLONG_4`]:
+/// the lead bytes differ, so the low-nibble table keeps them apart).
+pub(crate) const TOO_LARGE_1000: u8 = 1 << 6;
+/// `F0 80..8F`: a 4-byte form of a code point below U+10000.
+pub(crate) const OVERLONG_4: u8 = 1 << 6;
+/// A continuation byte after a continuation byte: an error unless the
+/// byte must be the 3rd or 4th of a sequence (resolved by `must23`).
+pub(crate) const TWO_CONTS: u8 = 1 << 7;
+/// The bits whose condition on prev1 does not depend on its low nibble.
+const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+
+/// The three nibble tables and the sequence-length rule: everything that
+/// makes the algorithm validate one dialect rather than another.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    /// Indexed by the high nibble of the previous byte.
+    pub(crate) byte_1_high: [u8; 16],
+    /// Indexed by the low nibble of the previous byte.
+    pub(crate) byte_1_low: [u8; 16],
+    /// Indexed by the high nibble of the current byte.
+    pub(crate) byte_2_high: [u8; 16],
+}
+
+/// Strict UTF-8 (RFC 3629, Unicode Table 3-7).
+pub(crate) const UTF8: Rules = Rules {
+    byte_1_high: [
+        // 0_______: ASCII
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        // 10______: continuation
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        // 1100____: C0..CF, 2-byte lead (C0, C1 overlong)
+        TOO_SHORT | OVERLONG_2,
+        // 1101____: D0..DF, 2-byte lead
+        TOO_SHORT,
+        // 1110____: E0..EF, 3-byte lead
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        // 1111____: F0..FF, 4-byte lead or invalid
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ],
+    byte_1_low: [
+        // ____0000: C0, E0, F0
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        // ____0001: C1
+        CARRY | OVERLONG_2,
+        // ____001_
+        CARRY,
+        CARRY,
+        // ____0100: F4
+        CARRY | TOO_LARGE,
+        // ____0101 .. ____1111: F5..FF (and ED at ____1101)
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ],
+    byte_2_high: [
+        // 0_______: ASCII
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        // 1000____: 80..8F
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        // 1001____: 90..9F
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        // 101_____: A0..BF
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        // 11______: lead bytes
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+    ],
+};
+
+/// The rules and constants as vectors, made once per call.
+struct Tables<V> {
+    byte_1_high: V,
+    byte_1_low: V,
+    byte_2_high: V,
+    low_nibble_mask: V,
+    /// `prev2 - 0x60` has its high bit set exactly when `prev2 >= 0xE0`.
+    third_byte: V,
+    /// `prev3 - 0x70` has its high bit set exactly when `prev3 >= 0xF0`.
+    fourth_byte: V,
+    high_bit: V,
+    /// Non-zero after saturating subtraction in the last three lanes when
+    /// they hold a lead byte whose sequence cannot end inside the vector.
+    incomplete_max: V,
+}
+
+impl<V: SimdU8> Tables<V> {
+    /// # Safety
+    /// The CPU must support `V`'s instruction set.
+    #[inline(always)]
+    unsafe fn new(rules: &Rules) -> Self {
+        let mut max = [0xFFu8; 64];
+        max[V::LANES - 3] = 0xF0 - 1;
+        max[V::LANES - 2] = 0xE0 - 1;
+        max[V::LANES - 1] = 0xC0 - 1;
+        // SAFETY: the caller guarantees the instruction set; `max` holds
+        // 64 >= LANES bytes.
+        unsafe {
+            Tables {
+                byte_1_high: V::table(&rules.byte_1_high),
+                byte_1_low: V::table(&rules.byte_1_low),
+                byte_2_high: V::table(&rules.byte_2_high),
+                low_nibble_mask: V::splat(0x0F),
+                third_byte: V::splat(0xE0 - 0x80),
+                fourth_byte: V::splat(0xF0 - 0x80),
+                high_bit: V::splat(0x80),
+                incomplete_max: V::load(max.as_ptr()),
+            }
+        }
+    }
+}
+
+/// The error bits of one vector, given the three vectors of bytes that
+/// precede each of its lanes.
+#[inline(always)]
+fn check_vector<V: SimdU8>(t: &Tables<V>, input: V, prev1: V, prev2: V, prev3: V) -> V {
+    let byte_1_high = prev1.high_nibbles().lookup(t.byte_1_high);
+    let byte_1_low = prev1.and(t.low_nibble_mask).lookup(t.byte_1_low);
+    let byte_2_high = input.high_nibbles().lookup(t.byte_2_high);
+    let special = byte_1_high.and(byte_1_low).and(byte_2_high);
+    let must23 = prev2
+        .saturating_sub(t.third_byte)
+        .or(prev3.saturating_sub(t.fourth_byte))
+        .and(t.high_bit);
+    special.xor(must23)
+}
+
+/// What a block hands to the next one.
+struct Carry<V> {
+    /// The block's last vector (used by the shuffle strategy only).
+    prev: V,
+    /// The block ended inside a multi-byte sequence.
+    incomplete: bool,
+}
+
+/// Check one 64-byte block; `false` when it holds an error.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `ptr - 3 .. ptr + 64`
+/// must be valid for reads.
+#[inline(always)]
+unsafe fn check_block<V: SimdU8, const LOADS: bool>(
+    ptr: *const u8,
+    t: &Tables<V>,
+    carry: &mut Carry<V>,
+) -> bool {
+    // SAFETY: 64 bytes from `ptr` are readable (caller).
+    let block = unsafe { V::load_block(ptr) };
+    let vectors = block.as_ref();
+    let last = vectors[vectors.len() - 1];
+    let any_high = vectors.iter().fold(vectors[0], |acc, &v| acc.or(v));
+    if any_high.is_ascii() {
+        if carry.incomplete {
+            return false;
+        }
+    } else {
+        let mut error = vectors[0].xor(vectors[0]);
+        for (k, &input) in vectors.iter().enumerate() {
+            let (prev1, prev2, prev3) = if LOADS {
+                let at = ptr.wrapping_add(k * V::LANES);
+                // SAFETY: `at - 3 .. at + LANES` lies within
+                // `ptr - 3 .. ptr + 64`, readable by the caller's contract.
+                unsafe {
+                    (
+                        V::load(at.wrapping_sub(1)),
+                        V::load(at.wrapping_sub(2)),
+                        V::load(at.wrapping_sub(3)),
+                    )
+                }
+            } else {
+                let before = if k == 0 { carry.prev } else { vectors[k - 1] };
+                (
+                    input.prev::<1>(before),
+                    input.prev::<2>(before),
+                    input.prev::<3>(before),
+                )
+            };
+            error = error.or(check_vector(t, input, prev1, prev2, prev3));
+        }
+        if error.any() {
+            return false;
+        }
+        carry.incomplete = last.saturating_sub(t.incomplete_max).any();
+    }
+    if !LOADS {
+        carry.prev = last;
+    }
+    true
+}
+
+/// Validate `bytes`. `Err(offset)` names the first block with an error: the
+/// bytes before `offset` are well formed except, possibly, for a character
+/// that starts less than 4 bytes before `offset` and is unfinished there.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
+    bytes: &[u8],
+    rules: &Rules,
+) -> Result<(), usize> {
+    // SAFETY: the caller guarantees the instruction set.
+    let t = unsafe { Tables::<V>::new(rules) };
+    let mut carry = Carry {
+        prev: t.low_nibble_mask.xor(t.low_nibble_mask),
+        incomplete: false,
+    };
+    let len = bytes.len();
+
+    // The first block goes through a buffer whose look-behind bytes are
+    // zeros: the start of the input behaves as if it followed ASCII.
+    let mut buf = [0u8; PAD + BLOCK];
+    let first = len.min(BLOCK);
+    buf[PAD..PAD + first].copy_from_slice(&bytes[..first]);
+    // SAFETY: `buf` holds PAD look-behind bytes and a whole block after them.
+    if !unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) } {
+        return Err(0);
+    }
+    let mut pos = first;
+    while len - pos >= BLOCK {
+        // SAFETY: `pos >= BLOCK >= PAD`, so `pos - PAD .. pos + BLOCK` is
+        // inside `bytes`.
+        if !unsafe { check_block::<V, LOADS>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry) } {
+            return Err(pos);
+        }
+        pos += BLOCK;
+    }
+    let rest = len - pos;
+    if rest > 0 {
+        // The tail, with its real look-behind, then zeros. A sequence that
+        // the input leaves unfinished is followed by a zero, an error.
+        let mut buf = [0u8; PAD + BLOCK];
+        buf[..PAD + rest].copy_from_slice(&bytes[pos - PAD..]);
+        // SAFETY: as for the first block.
+        if !unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) } {
+            return Err(pos);
+        }
+    } else if carry.incomplete {
+        // The input ends exactly at a block boundary, inside a sequence.
+        // (Where zeros follow the input in a padded block this cannot be.)
+        return Err(len);
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! Shared by the integration tests: compare every kernel (and the
+//! dispatched API) with `core::str::from_utf8` and the reference DFA.
+
+#![allow(dead_code)]
+
+use utf8guard::{ErrorKind, Kernel};
+
+/// The ill-formed sequences, one or more per cause, as they would appear in
+/// the middle of text.
+pub const MALFORMED: &[(&[u8], ErrorKind)] = &[
+    (b"\x80", ErrorKind::UnexpectedContinuation),
+    (b"\xBF", ErrorKind::UnexpectedContinuation),
+    (b"\xC0\xAF", ErrorKind::InvalidByte),
+    (b"\xC1\xBF", ErrorKind::InvalidByte),
+    (b"\xF5\x80\x80\x80", ErrorKind::InvalidByte),
+    (b"\xF8\x88\x80\x80\x80", ErrorKind::InvalidByte),
+    (b"\xFF", ErrorKind::InvalidByte),
+    (b"\xE0\x80\x80", ErrorKind::Overlong),
+    (b"\xE0\x9F\xBF", ErrorKind::Overlong),
+    (b"\xF0\x80\x80\x80", ErrorKind::Overlong),
+    (b"\xF0\x8F\xBF\xBF", ErrorKind::Overlong),
+    (b"\xED\xA0\x80", ErrorKind::Surrogate),
+    (b"\xED\xBF\xBF", ErrorKind::Surrogate),
+    (b"\xF4\x90\x80\x80", ErrorKind::TooLarge),
+    (b"\xF4\xBF\xBF\xBF", ErrorKind::TooLarge),
+    (b"\xC3A", ErrorKind::TooShort),
+    (b"\xE2\x82A", ErrorKind::TooShort),
+    (b"\xE2A", ErrorKind::TooShort),
+    (b"\xF0\x9F\x98A", ErrorKind::TooShort),
+    (b"\xF0\x9F\xC3\xA9", ErrorKind::TooShort),
+    (b"\xC3\xC3\xA9", ErrorKind::TooShort),
+];
+
+/// Sequences that are ill formed only because the input ends there.
+pub const TRUNCATED: &[&[u8]] = &[b"\xC3", b"\xE2", b"\xE2\x82", b"\xF0", b"\xF0\x9F", b"\xF0\x9F\x98"];
+
+/// Well-formed text of exactly `len` bytes in the given style.
+pub fn filler(len: usize, style: usize) -> Vec<u8> {
+    let unit: &str = match style % 4 {
+        0 => "a",
+        1 => "é",
+        2 => "€",
+        _ => "😀",
+    };
+    let mut out = Vec::with_capacity(len);
+    while out.len() + unit.len() <= len {
+        out.extend_from_slice(unit.as_bytes());
+    }
+    while out.len() < len {
+        out.push(b'z');
+    }
+    out
+}
+
+/// Assert that every available kernel, `validate` and `from_utf8` agree
+/// with core on `bytes`, with exact positions and the DFA's cause.
+pub fn check(bytes: &[u8]) {
+    let expected = core::str::from_utf8(bytes);
+    let oracle = utf8guard_dfa::validate(bytes);
+    assert_eq!(oracle.is_ok(), expected.is_ok(), "DFA vs core on {bytes:02X?}");
+    let mut results = vec![("dispatched", utf8guard::validate(bytes), utf8guard::from_utf8(bytes))];
+    for kernel in Kernel::available() {
+        results.push((kernel.name(), kernel.validate(bytes), kernel.from_utf8(bytes)));
+    }
+    for (name, valid, result) in results {
+        assert_eq!(valid, expected.is_ok(), "{name}: validate on {bytes:02X?}");
+        match (&result, &expected) {
+            (Ok(s), Ok(e)) => assert_eq!(s.as_ptr(), e.as_ptr(), "{name}"),
+            (Err(ours), Err(theirs)) => {
+                let dfa = oracle.unwrap_err();
+                assert_eq!(
+                    (ours.valid_up_to(), ours.error_len()),
+                    (theirs.valid_up_to(), theirs.error_len()),
+                    "{name}: error position on {bytes:02X?}"
+                );
+                assert_eq!(ours.kind(), ErrorKind::from_fault(dfa.fault), "{name}: kind");
+                assert_eq!(ours.to_string(), theirs.to_string(), "{name}: Display");
+            }
+            _ => panic!("{name}: {result:?}, core says {expected:?} on {bytes:02X?}"),
+        }
+    }
+}
+
+/// Mapping the DFA's fault names to the engine's, for the assertions.
+pub trait FromFault {
+    fn from_fault(fault: utf8guard_dfa::Fault) -> Self;
+}
+
+impl FromFault for ErrorKind {
+    fn from_fault(fault: utf8guard_dfa::Fault) -> Self {
+        fault.into()
+    }
+}

@@ -1,0 +1,178 @@
+//! Every kernel against core and the reference DFA, with exact positions.
+
+mod common;
+
+use common::{check, filler, FromFault, MALFORMED, TRUNCATED};
+use proptest::prelude::*;
+use utf8guard::{ErrorKind, Kernel};
+
+#[test]
+fn the_kernels_under_test() {
+    let names: Vec<_> = Kernel::available().map(|k| k.name()).collect();
+    eprintln!("kernels available here: {names:?}; active: {}", utf8guard::active_kernel());
+    assert!(names.contains(&"scalar"));
+}
+
+#[test]
+fn all_one_and_two_byte_sequences() {
+    check(b"");
+    for a in 0..=255u8 {
+        check(&[a]);
+        for b in 0..=255u8 {
+            check(&[a, b]);
+        }
+    }
+}
+
+#[test]
+fn all_three_byte_sequences() {
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                check(&[a, b, c]);
+            }
+        }
+    }
+}
+
+#[test]
+fn four_byte_sequences_with_four_byte_leads() {
+    for a in 0xF0..=0xF4u8 {
+        for b in 0x80..=0xC0u8 {
+            for c in [0x41, 0x80, 0xBF, 0xC3] {
+                for d in 0..=255u8 {
+                    check(&[a, b, c, d]);
+                }
+            }
+        }
+    }
+}
+
+/// Each malformation after `offset` bytes of well-formed text of each
+/// style, followed by more text: every lane of every vector width, and
+/// across the 16-, 32- and 64-byte boundaries.
+#[test]
+fn every_malformation_at_every_offset() {
+    for &(bad, kind) in MALFORMED {
+        for offset in 0..=200 {
+            for style in 0..4 {
+                for tail in [0, 1, 3, 17, 70] {
+                    let mut input = filler(offset, style);
+                    input.extend_from_slice(bad);
+                    input.extend_from_slice(&filler(tail, style + 1));
+                    check(&input);
+                    let err = utf8guard::from_utf8(&input).unwrap_err();
+                    assert_eq!(err.valid_up_to(), offset);
+                    assert_eq!(err.kind(), kind, "{bad:02X?} at {offset}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn truncation_at_the_end() {
+    for &cut in TRUNCATED {
+        for offset in 0..=200 {
+            for style in 0..4 {
+                let mut input = filler(offset, style);
+                input.extend_from_slice(cut);
+                check(&input);
+                let err = utf8guard::from_utf8(&input).unwrap_err();
+                assert_eq!((err.valid_up_to(), err.error_len()), (offset, None));
+                assert_eq!(err.kind(), ErrorKind::Incomplete);
+            }
+        }
+    }
+}
+
+/// Valid text cut at every length: a cut inside a character is an error
+/// with `error_len() == None`.
+#[test]
+fn every_prefix_of_mixed_text() {
+    let text = "ASCII, Ελληνικά, Кириллица, עברית, العربية, हिन्दी, ไทย, 中文, 한국어, 😀🚀🌍 and back to ASCII. "
+        .repeat(3);
+    let bytes = text.as_bytes();
+    for end in 0..=bytes.len() {
+        check(&bytes[..end]);
+        for start in [1, 2, 3, 31, 33, 63, 65] {
+            if start < end {
+                check(&bytes[start..end]);
+            }
+        }
+    }
+}
+
+#[test]
+fn large_inputs_with_late_errors() {
+    for style in 0..4 {
+        let mut input = filler(1 << 20, style);
+        check(&input);
+        let len = input.len();
+        input[len - 2] = 0xC0;
+        check(&input);
+        input[len - 2] = b'a';
+        input.push(0xF0);
+        check(&input);
+    }
+}
+
+#[test]
+fn unaligned_slices() {
+    let text = filler(4096, 2);
+    let mut buf = vec![0u8; 4096 + 64];
+    for shift in 0..64 {
+        buf[shift..shift + 4096].copy_from_slice(&text);
+        check(&buf[shift..shift + 4096]);
+        buf[shift + 1000] = 0xFF;
+        check(&buf[shift..shift + 4096]);
+    }
+}
+
+fn mutate(mut bytes: Vec<u8>, op: u8, at: usize, val: u8) -> Vec<u8> {
+    if bytes.is_empty() {
+        return vec![val];
+    }
+    let at = at % bytes.len();
+    match op % 5 {
+        0 => bytes[at] ^= 1 << (val % 8),
+        1 => bytes.truncate(at),
+        2 => {
+            bytes.remove(at);
+        }
+        3 => bytes.insert(at, val),
+        _ => {
+            let (bad, _) = MALFORMED[val as usize % MALFORMED.len()];
+            bytes.splice(at..at, bad.iter().copied());
+        }
+    }
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        check(&bytes);
+    }
+
+    #[test]
+    fn random_text(text in "\\PC{0,200}") {
+        check(text.as_bytes());
+    }
+
+    #[test]
+    fn mutated_text(text in "\\PC{0,200}", ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 1..4)) {
+        let mut bytes = text.into_bytes();
+        for (op, at, val) in ops {
+            bytes = mutate(bytes, op, at, val);
+        }
+        check(&bytes);
+    }
+}
+
+#[test]
+fn kind_mapping_is_total() {
+    assert_eq!(ErrorKind::from_fault(utf8guard_dfa::Fault::Incomplete), ErrorKind::Incomplete);
+}
