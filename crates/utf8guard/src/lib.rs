@@ -158,7 +158,10 @@ impl Kernel {
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Neon];
     /// Every kernel compiled for this target, slowest first.
-    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "aarch64", target_feature = "neon"))))]
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar];
 
     /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"` or `"neon"`.

@@ -32,7 +32,14 @@ pub const MALFORMED: &[(&[u8], ErrorKind)] = &[
 ];
 
 /// Sequences that are ill formed only because the input ends there.
-pub const TRUNCATED: &[&[u8]] = &[b"\xC3", b"\xE2", b"\xE2\x82", b"\xF0", b"\xF0\x9F", b"\xF0\x9F\x98"];
+pub const TRUNCATED: &[&[u8]] = &[
+    b"\xC3",
+    b"\xE2",
+    b"\xE2\x82",
+    b"\xF0",
+    b"\xF0\x9F",
+    b"\xF0\x9F\x98",
+];
 
 /// Well-formed text of exactly `len` bytes in the given style.
 pub fn filler(len: usize, style: usize) -> Vec<u8> {
@@ -57,10 +64,22 @@ pub fn filler(len: usize, style: usize) -> Vec<u8> {
 pub fn check(bytes: &[u8]) {
     let expected = core::str::from_utf8(bytes);
     let oracle = utf8guard_dfa::validate(bytes);
-    assert_eq!(oracle.is_ok(), expected.is_ok(), "DFA vs core on {bytes:02X?}");
-    let mut results = vec![("dispatched", utf8guard::validate(bytes), utf8guard::from_utf8(bytes))];
+    assert_eq!(
+        oracle.is_ok(),
+        expected.is_ok(),
+        "DFA vs core on {bytes:02X?}"
+    );
+    let mut results = vec![(
+        "dispatched",
+        utf8guard::validate(bytes),
+        utf8guard::from_utf8(bytes),
+    )];
     for kernel in Kernel::available() {
-        results.push((kernel.name(), kernel.validate(bytes), kernel.from_utf8(bytes)));
+        results.push((
+            kernel.name(),
+            kernel.validate(bytes),
+            kernel.from_utf8(bytes),
+        ));
     }
     for (name, valid, result) in results {
         assert_eq!(valid, expected.is_ok(), "{name}: validate on {bytes:02X?}");
@@ -73,7 +92,11 @@ pub fn check(bytes: &[u8]) {
                     (theirs.valid_up_to(), theirs.error_len()),
                     "{name}: error position on {bytes:02X?}"
                 );
-                assert_eq!(ours.kind(), ErrorKind::from_fault(dfa.fault), "{name}: kind");
+                assert_eq!(
+                    ours.kind(),
+                    ErrorKind::from_fault(dfa.fault),
+                    "{name}: kind"
+                );
                 assert_eq!(ours.to_string(), theirs.to_string(), "{name}: Display");
             }
             _ => panic!("{name}: {result:?}, core says {expected:?} on {bytes:02X?}"),

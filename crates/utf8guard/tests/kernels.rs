@@ -9,7 +9,10 @@ use utf8guard::{ErrorKind, Kernel};
 #[test]
 fn the_kernels_under_test() {
     let names: Vec<_> = Kernel::available().map(|k| k.name()).collect();
-    eprintln!("kernels available here: {names:?}; active: {}", utf8guard::active_kernel());
+    eprintln!(
+        "kernels available here: {names:?}; active: {}",
+        utf8guard::active_kernel()
+    );
     assert!(names.contains(&"scalar"));
 }
 
@@ -174,5 +177,8 @@ proptest! {
 
 #[test]
 fn kind_mapping_is_total() {
-    assert_eq!(ErrorKind::from_fault(utf8guard_dfa::Fault::Incomplete), ErrorKind::Incomplete);
+    assert_eq!(
+        ErrorKind::from_fault(utf8guard_dfa::Fault::Incomplete),
+        ErrorKind::Incomplete
+    );
 }
