@@ -1,0 +1,3 @@
+//! Validation throughput against std, simdutf8 and simdutf.
+
+fn main() {}
