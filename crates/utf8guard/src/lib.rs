@@ -41,12 +41,18 @@ extern crate alloc;
 mod dispatch;
 mod error;
 mod kernel;
+#[cfg(feature = "alloc")]
+mod lossy;
 mod small;
+mod stream;
 
 use core::fmt;
 
 pub use dispatch::KERNEL_ENV;
 pub use error::{ErrorKind, Utf8Error};
+#[cfg(feature = "alloc")]
+pub use lossy::from_utf8_lossy;
+pub use stream::StreamValidator;
 
 /// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when
 /// the position of an error does not matter.
