@@ -1,0 +1,242 @@
+//! Exhaustive short sequences: every sequence of 1, 2 and 3 bytes and every
+//! 4-byte sequence whose first byte is `F0..F4`, each placed in valid text
+//! at an offset next to a vector or block boundary.
+//!
+//! The sequences are numbered `0..TOTAL`: first the 256 one-byte sequences,
+//! then the 65,536 two-byte ones, the 2^24 three-byte ones and the 5 * 2^24
+//! four-byte ones, in lexicographic order within each length. A pass over
+//! the whole space puts each sequence in one [`Placement`]; the placement
+//! rotates with the sequence number and the pass, so consecutive sequences
+//! (which differ in their last byte) land at different offsets and later
+//! passes move every sequence on.
+//!
+//! 4-byte sequences with other first bytes (which the DFA rejects at the
+//! first or second byte) are sampled at random by [`sample_other_four`].
+
+use crate::rng::Rng;
+
+/// Number of 1-byte sequences.
+const ONE: u64 = 1 << 8;
+/// Number of 2-byte sequences.
+const TWO: u64 = 1 << 16;
+/// Number of 3-byte sequences.
+const THREE: u64 = 1 << 24;
+/// Number of 4-byte sequences starting with `F0..F4`.
+const FOUR: u64 = 5 << 24;
+
+/// Size of the exhaustive space: all 1- to 3-byte sequences and the 4-byte
+/// sequences led by `F0..F4`.
+pub const TOTAL: u64 = ONE + TWO + THREE + FOUR;
+
+/// Index of the first sequence of each length, 1 to 4.
+pub const FIRST_OF_LEN: [u64; 4] = [0, ONE, ONE + TWO, ONE + TWO + THREE];
+
+/// The sequence number `index` (in `0..TOTAL`) of the exhaustive space.
+///
+/// ```
+/// use utf8guard_difftest::exhaustive::{sequence, FIRST_OF_LEN, TOTAL};
+///
+/// assert_eq!(sequence(0).as_slice(), &[0x00]);
+/// assert_eq!(sequence(FIRST_OF_LEN[1] + 0x1234).as_slice(), &[0x12, 0x34]);
+/// assert_eq!(sequence(FIRST_OF_LEN[3]).as_slice(), &[0xF0, 0, 0, 0]);
+/// assert_eq!(sequence(TOTAL - 1).as_slice(), &[0xF4, 0xFF, 0xFF, 0xFF]);
+/// ```
+pub fn sequence(index: u64) -> Sequence {
+    let (len, n) = if index < FIRST_OF_LEN[1] {
+        (1, index)
+    } else if index < FIRST_OF_LEN[2] {
+        (2, index - FIRST_OF_LEN[1])
+    } else if index < FIRST_OF_LEN[3] {
+        (3, index - FIRST_OF_LEN[2])
+    } else {
+        (4, index - FIRST_OF_LEN[3] + (0xF0 << 24))
+    };
+    let be = (n as u32).to_be_bytes();
+    let mut bytes = [0u8; 4];
+    bytes[..len].copy_from_slice(&be[4 - len..]);
+    Sequence { bytes, len }
+}
+
+/// A short byte sequence, up to 4 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sequence {
+    bytes: [u8; 4],
+    len: usize,
+}
+
+impl Sequence {
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// A random 4-byte sequence whose first byte is not `F0..F4`, with the
+/// other bytes drawn mostly from the values where UTF-8's ranges change.
+pub fn sample_other_four(rng: &mut Rng) -> Sequence {
+    const EDGES: &[u8] = &[
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED,
+        0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
+    ];
+    let lead = loop {
+        let b = rng.byte(0, 0xFF);
+        if !(0xF0..=0xF4).contains(&b) {
+            break b;
+        }
+    };
+    let mut bytes = [lead, 0, 0, 0];
+    for b in &mut bytes[1..] {
+        *b = if rng.one_in(2) {
+            *rng.pick(EDGES)
+        } else {
+            rng.byte(0, 0xFF)
+        };
+    }
+    Sequence { bytes, len: 4 }
+}
+
+/// What surrounds a sequence: how many bytes of valid text come before it,
+/// which text, and what follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Bytes of valid text before the sequence.
+    pub offset: usize,
+    /// What the text before is made of: 0 ASCII, 1 two-byte characters,
+    /// 2 a mix of 2-, 3- and 4-byte characters (ASCII only where needed to
+    /// make the length exact).
+    pub filler: u8,
+    /// What follows: 0 nothing (the sequence ends the input), 1 ASCII to
+    /// the end of the 64-byte block, 2 ASCII to the end of the next block.
+    pub suffix: u8,
+}
+
+/// The offsets at which sequences are placed: the start of the input and,
+/// for each boundary of a 16-, 32- and 64-byte vector or block (and of the
+/// second block), the four offsets that make a sequence of up to 4 bytes
+/// straddle it, the boundary itself and the offset after it.
+pub const OFFSETS: &[usize] = &[
+    0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31, 32, 33, 60, 61, 62, 63, 64, 65, 124, 125,
+    126, 127, 128, 129,
+];
+
+/// Number of distinct placements.
+pub const PLACEMENTS: u64 = OFFSETS.len() as u64 * 3 * 3;
+
+/// The placement of sequence `index` in pass `pass`.
+pub fn placement(index: u64, pass: u64) -> Placement {
+    let p = (index + pass) % PLACEMENTS;
+    let offsets = OFFSETS.len() as u64;
+    Placement {
+        offset: OFFSETS[(p % offsets) as usize],
+        suffix: ((p / offsets) % 3) as u8,
+        filler: ((p / offsets / 3) % 3) as u8,
+    }
+}
+
+/// Builds the inputs of the exhaustive category.
+#[derive(Debug, Default)]
+pub struct Builder {
+    buf: Vec<u8>,
+}
+
+impl Builder {
+    /// A builder with an empty buffer.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// `seq` at `placement`: valid text, the sequence, then the suffix.
+    pub fn build(&mut self, seq: &[u8], placement: Placement) -> &[u8] {
+        let buf = &mut self.buf;
+        buf.clear();
+        fill(buf, placement.offset, placement.filler);
+        buf.extend_from_slice(seq);
+        let end = match placement.suffix {
+            0 => buf.len(),
+            1 => (buf.len() / 64 + 1) * 64,
+            _ => (buf.len() / 64 + 2) * 64,
+        };
+        buf.resize(end, b'z');
+        buf
+    }
+}
+
+/// Append exactly `len` bytes of valid text of the given kind.
+fn fill(buf: &mut Vec<u8>, len: usize, filler: u8) {
+    const UNITS: [&[&str]; 3] = [&["a"], &["é"], &["é", "€", "😀", "ж", "한", "\u{10FFFF}"]];
+    let units = UNITS[filler as usize % 3];
+    let end = buf.len() + len;
+    let mut k = 0;
+    loop {
+        let unit = units[k % units.len()].as_bytes();
+        if buf.len() + unit.len() > end {
+            break;
+        }
+        buf.extend_from_slice(unit);
+        k += 1;
+    }
+    buf.resize(end, b'a');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_space_is_numbered_without_gaps_or_overlaps() {
+        assert_eq!(TOTAL, 256 + 65_536 + 16_777_216 + 83_886_080);
+        assert_eq!(sequence(255).as_slice(), &[0xFF]);
+        assert_eq!(sequence(256).as_slice(), &[0x00, 0x00]);
+        assert_eq!(sequence(FIRST_OF_LEN[2] - 1).as_slice(), &[0xFF, 0xFF]);
+        assert_eq!(sequence(FIRST_OF_LEN[2]).as_slice(), &[0, 0, 0]);
+        assert_eq!(
+            sequence(FIRST_OF_LEN[3] - 1).as_slice(),
+            &[0xFF, 0xFF, 0xFF]
+        );
+        assert_eq!(
+            sequence(FIRST_OF_LEN[3] + (1 << 24)).as_slice(),
+            &[0xF1, 0, 0, 0]
+        );
+        assert_eq!(
+            sequence(FIRST_OF_LEN[3] + 0x0312_3456).as_slice(),
+            &[0xF3, 0x12, 0x34, 0x56]
+        );
+    }
+
+    #[test]
+    fn placements_put_the_sequence_where_they_say() {
+        let mut builder = Builder::new();
+        let mut seen = std::collections::HashSet::new();
+        for index in 0..PLACEMENTS {
+            let p = placement(index, 0);
+            seen.insert((p.offset, p.filler, p.suffix));
+            let input = builder.build(b"\xFF\xFE", p).to_vec();
+            assert_eq!(&input[p.offset..p.offset + 2], b"\xFF\xFE");
+            assert!(std::str::from_utf8(&input[..p.offset]).is_ok());
+            let tail = &input[p.offset + 2..];
+            assert!(tail.iter().all(|&b| b == b'z'));
+            match p.suffix {
+                0 => assert!(tail.is_empty()),
+                1 => assert_eq!(input.len() % 64, 0),
+                _ => assert!(input.len() % 64 == 0 && tail.len() >= 64),
+            }
+            if p.filler == 1 {
+                let text = std::str::from_utf8(&input[..p.offset]).unwrap();
+                assert_eq!(text.chars().filter(|&c| c == 'é').count(), p.offset / 2);
+            }
+        }
+        assert_eq!(seen.len() as u64, PLACEMENTS);
+        // The pass moves every sequence to another placement.
+        assert_ne!(placement(5, 0), placement(5, 1));
+    }
+
+    #[test]
+    fn sampled_four_byte_sequences_avoid_the_exhaustive_leads() {
+        let mut rng = Rng::new(4);
+        for _ in 0..1000 {
+            let s = sample_other_four(&mut rng);
+            assert_eq!(s.as_slice().len(), 4);
+            assert!(!(0xF0..=0xF4).contains(&s.as_slice()[0]));
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! The comparison: both oracles and every subject on each input, counts
+//! per subject and per category, and a shrunk reproducer on a mismatch.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use utf8guard::{ErrorKind, Kernel};
+
+use crate::rng::Rng;
+use crate::subject::{registry, Answer, Context, Found, Subject};
+
+/// Where an input came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Files of the project's corpora, the shared corpora or a directory
+    /// given on the command line, whole and in slices.
+    Corpus,
+    /// Generated text per script.
+    Synthetic,
+    /// Valid text with one mutation: truncation, bit flip, deletion or an
+    /// inserted malformation.
+    Mutation,
+    /// Every short sequence, placed at block-boundary offsets.
+    Exhaustive,
+    /// Random mixes of characters, malformations and random bytes.
+    Random,
+    /// Inputs handed in from outside: the fuzz target, replayed files.
+    External,
+}
+
+impl Category {
+    /// Every category.
+    pub const ALL: &'static [Category] = &[
+        Category::Corpus,
+        Category::Synthetic,
+        Category::Mutation,
+        Category::Exhaustive,
+        Category::Random,
+        Category::External,
+    ];
+
+    /// The category's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Category::Corpus => "corpus",
+            Category::Synthetic => "synthetic",
+            Category::Mutation => "mutation",
+            Category::Exhaustive => "exhaustive",
+            Category::Random => "random",
+            Category::External => "external",
+        }
+    }
+
+    /// The category with that name.
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Inputs and bytes checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Number of inputs.
+    pub inputs: u64,
+    /// Total bytes of those inputs.
+    pub bytes: u64,
+}
+
+impl Count {
+    fn add(&mut self, bytes: usize) {
+        self.inputs += 1;
+        self.bytes += bytes as u64;
+    }
+}
+
+/// A subject (or an oracle) disagreed with the truth.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// The subject's name (`std-vs-dfa` when the two oracles disagree).
+    pub subject: String,
+    /// Where the input came from.
+    pub category: Category,
+    /// The input as found.
+    pub input: Vec<u8>,
+    /// The smallest input found that still shows the mismatch.
+    pub shrunk: Vec<u8>,
+    /// The right answer for `shrunk`.
+    pub expected: Answer,
+    /// The subject's answer for `shrunk`.
+    pub got: Answer,
+    /// The seed of the subject's random stream for this check.
+    pub check_seed: u64,
+}
+
+/// A cheap digest of an input (its length and up to 32 bytes at each end),
+/// so that the random stream a subject gets depends only on the seed and
+/// the input: a check can be replayed, and a fuzz target is deterministic.
+fn fingerprint(input: &[u8]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325 ^ input.len() as u64;
+    let head = &input[..input.len().min(32)];
+    let tail = &input[input.len().saturating_sub(32)..];
+    for &b in head.iter().chain(tail) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    h
+}
+
+/// Hex bytes separated by spaces.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&format!("{b:02X}"));
+    }
+    s
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "MISMATCH: subject {} on a {} input of {} bytes",
+            self.subject,
+            self.category.name(),
+            self.input.len()
+        )?;
+        writeln!(f, "  shrunk to {} bytes (hex):", self.shrunk.len())?;
+        writeln!(f, "    {}", hex(&self.shrunk))?;
+        writeln!(f, "  expected: {}", self.expected)?;
+        write!(f, "  got:      {}", self.got)
+    }
+}
+
+/// The truth for one input, from the reference DFA; `Err` if the two
+/// oracles (the DFA and `core::str::from_utf8`) disagree.
+pub fn oracle(input: &[u8]) -> Result<Result<(), Found>, (Answer, Answer)> {
+    let dfa = utf8guard_dfa::validate(input).map_err(|e| Found {
+        valid_up_to: e.valid_up_to,
+        error_len: e.error_len,
+        kind: Some(ErrorKind::from(e.fault)),
+    });
+    let std = core::str::from_utf8(input).map(|_| ()).map_err(|e| Found {
+        valid_up_to: e.valid_up_to(),
+        error_len: e.error_len(),
+        kind: None,
+    });
+    let agree = match (&dfa, &std) {
+        (Ok(()), Ok(())) => true,
+        (Err(d), Err(s)) => d.valid_up_to == s.valid_up_to && d.error_len == s.error_len,
+        _ => false,
+    };
+    if agree {
+        Ok(dfa)
+    } else {
+        Err((Answer::Exact(dfa), Answer::Exact(std)))
+    }
+}
+
+/// Runs every subject on every input and keeps count.
+///
+/// ```
+/// use utf8guard_difftest::{Category, Harness};
+///
+/// let mut harness = Harness::new(1, None);
+/// harness.check(Category::Random, b"abc\xE2\x82").unwrap();
+/// assert_eq!(harness.category_count(Category::Random).bytes, 5);
+/// ```
+#[derive(Debug)]
+pub struct Harness {
+    subjects: Vec<Subject>,
+    subject_counts: Vec<Count>,
+    category_counts: [Count; 6],
+    cx: Context,
+    seed: u64,
+    shrink_budget: Duration,
+}
+
+impl Harness {
+    /// A harness over [`registry`]`(only)`, whose subjects' random streams
+    /// derive from `seed`.
+    pub fn new(seed: u64, only: Option<Kernel>) -> Harness {
+        Harness::with_subjects(seed, registry(only))
+    }
+
+    /// A harness over the given subjects.
+    pub fn with_subjects(seed: u64, subjects: Vec<Subject>) -> Harness {
+        Harness {
+            subject_counts: vec![Count::default(); subjects.len()],
+            subjects,
+            category_counts: [Count::default(); 6],
+            cx: Context {
+                rng: Rng::new(seed),
+                scratch: Vec::new(),
+            },
+            seed,
+            shrink_budget: Duration::from_secs(60),
+        }
+    }
+
+    /// How long shrinking a mismatch may take at most (default 60 s).
+    pub fn set_shrink_budget(&mut self, budget: Duration) {
+        self.shrink_budget = budget;
+    }
+
+    /// The subjects' names, in order.
+    pub fn subject_names(&self) -> impl Iterator<Item = &str> {
+        self.subjects.iter().map(|s| s.name())
+    }
+
+    /// Inputs and bytes checked by each subject.
+    pub fn subject_counts(&self) -> impl Iterator<Item = (&str, Count)> {
+        self.subjects
+            .iter()
+            .map(|s| s.name())
+            .zip(self.subject_counts.iter().copied())
+    }
+
+    /// Inputs and bytes checked in a category.
+    pub fn category_count(&self, category: Category) -> Count {
+        self.category_counts[category.index()]
+    }
+
+    /// Check `input` with both oracles and every subject.
+    ///
+    /// # Errors
+    /// The first disagreement, with a shrunk reproducer.
+    pub fn check(&mut self, category: Category, input: &[u8]) -> Result<(), Box<Mismatch>> {
+        let check_seed = self.seed ^ fingerprint(input);
+        let truth = match oracle(input) {
+            Ok(truth) => truth,
+            Err(_) => {
+                let shrunk = shrink(input, self.shrink_budget, |b| oracle(b).is_err());
+                let (dfa, std) = oracle(&shrunk).err().unwrap_or((
+                    Answer::Broken("no longer disagree".into()),
+                    Answer::Broken("no longer disagree".into()),
+                ));
+                return Err(Box::new(Mismatch {
+                    subject: "std-vs-dfa".into(),
+                    category,
+                    input: input.to_vec(),
+                    shrunk,
+                    expected: dfa,
+                    got: std,
+                    check_seed,
+                }));
+            }
+        };
+        self.category_counts[category.index()].add(input.len());
+        for (k, subject) in self.subjects.iter().enumerate() {
+            self.cx.rng = Rng::new(check_seed);
+            let answer = subject.answer(input, &mut self.cx);
+            if !answer.agrees(input, &truth) {
+                return Err(Box::new(self.report(k, category, input, check_seed)));
+            }
+            self.subject_counts[k].add(input.len());
+        }
+        Ok(())
+    }
+
+    /// Shrink a failing input for subject `k` and describe the failure.
+    fn report(&mut self, k: usize, category: Category, input: &[u8], check_seed: u64) -> Mismatch {
+        let subject = &self.subjects[k];
+        let cx = &mut self.cx;
+        let mut fails = |b: &[u8]| {
+            cx.rng = Rng::new(check_seed);
+            match oracle(b) {
+                Ok(truth) => !subject.answer(b, cx).agrees(b, &truth),
+                Err(_) => false,
+            }
+        };
+        let shrunk = shrink(input, self.shrink_budget, &mut fails);
+        cx.rng = Rng::new(check_seed);
+        let got = subject.answer(&shrunk, cx);
+        let truth = oracle(&shrunk).unwrap_or(Ok(()));
+        Mismatch {
+            subject: subject.name().to_string(),
+            category,
+            input: input.to_vec(),
+            expected: got.expected(&shrunk, &truth),
+            got,
+            shrunk,
+            check_seed,
+        }
+    }
+}
+
+/// The smallest input found that still `fails`, starting from `input`
+/// (which must fail). Removes chunks of halving size, then single bytes,
+/// then replaces bytes by `a` where that keeps the failure, until nothing
+/// changes or `budget` is spent.
+pub fn shrink(input: &[u8], budget: Duration, mut fails: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let start = Instant::now();
+    let mut best = input.to_vec();
+    let mut candidate = Vec::with_capacity(best.len());
+    loop {
+        let before = best.clone();
+        // Remove chunks, from half the input down to single bytes.
+        let mut size = best.len().div_ceil(2).max(1);
+        loop {
+            let mut at = 0;
+            while at < best.len() {
+                if start.elapsed() > budget {
+                    return best;
+                }
+                candidate.clear();
+                candidate.extend_from_slice(&best[..at]);
+                candidate.extend_from_slice(&best[(at + size).min(best.len())..]);
+                if fails(&candidate) {
+                    std::mem::swap(&mut best, &mut candidate);
+                } else {
+                    at += size;
+                }
+            }
+            if size == 1 {
+                break;
+            }
+            size = size.div_ceil(2);
+        }
+        // Simplify: make bytes ASCII where the failure survives it.
+        for i in 0..best.len() {
+            if start.elapsed() > budget {
+                return best;
+            }
+            if best[i] != b'a' {
+                let old = best[i];
+                best[i] = b'a';
+                if !fails(&best) {
+                    best[i] = old;
+                }
+            }
+        }
+        if best == before {
+            return best;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_reports_the_dfa_answer_with_its_kind() {
+        assert_eq!(oracle(b"abc"), Ok(Ok(())));
+        assert_eq!(
+            oracle(b"ab\xED\xA0\x80"),
+            Ok(Err(Found {
+                valid_up_to: 2,
+                error_len: Some(1),
+                kind: Some(ErrorKind::Surrogate)
+            }))
+        );
+        assert_eq!(
+            oracle(b"\xF0\x9F\x98"),
+            Ok(Err(Found {
+                valid_up_to: 0,
+                error_len: None,
+                kind: Some(ErrorKind::Incomplete)
+            }))
+        );
+    }
+
+    #[test]
+    fn shrinking_keeps_only_what_makes_it_fail() {
+        // Fails when the input holds 0xFF somewhere after a 0xC3.
+        let fails = |b: &[u8]| {
+            b.iter()
+                .position(|&x| x == 0xC3)
+                .is_some_and(|i| b[i..].contains(&0xFF))
+        };
+        let input = b"hello \xC3 world \xFF and more \xFF".to_vec();
+        let shrunk = shrink(&input, Duration::from_secs(10), fails);
+        assert_eq!(shrunk, b"\xC3\xFF");
+    }
+
+    #[test]
+    fn hex_is_spaced_upper_case() {
+        assert_eq!(hex(b"\x00\xAB\x7f"), "00 AB 7F");
+        assert_eq!(hex(b""), "");
+    }
+}

@@ -1,0 +1,223 @@
+//! The code under test: every kernel, the dispatched API and the APIs
+//! built on them, each wrapped as a [`Subject`] that answers for one input.
+//!
+//! Adding a subject is one entry in [`registry`].
+
+use std::fmt;
+
+use utf8guard::{ErrorKind, Kernel, Utf8Error};
+
+use crate::rng::Rng;
+
+/// Where and why an input stops being UTF-8, as a subject reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Length of the longest well-formed prefix.
+    pub valid_up_to: usize,
+    /// Length of the invalid maximal subpart, `None` at the end of input.
+    pub error_len: Option<usize>,
+    /// The cause, when the subject reports one.
+    pub kind: Option<ErrorKind>,
+}
+
+impl Found {
+    /// The error a `utf8guard::Utf8Error` describes.
+    pub fn from_error(e: &Utf8Error) -> Found {
+        Found {
+            valid_up_to: e.valid_up_to(),
+            error_len: e.error_len(),
+            kind: Some(e.kind()),
+        }
+    }
+
+    /// `true` when `self` (a subject's) agrees with `truth` (the oracle's):
+    /// same position and length, and the same kind if the subject has one.
+    fn agrees_with(&self, truth: &Found) -> bool {
+        self.valid_up_to == truth.valid_up_to
+            && self.error_len == truth.error_len
+            && (self.kind.is_none() || self.kind == truth.kind)
+    }
+}
+
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid: valid_up_to {}, error_len ", self.valid_up_to)?;
+        match self.error_len {
+            Some(n) => write!(f, "Some({n})")?,
+            None => f.write_str("None")?,
+        }
+        if let Some(kind) = self.kind {
+            write!(f, " ({kind:?})")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a subject says about one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Only "valid or not" (the `validate` APIs).
+    Verdict(bool),
+    /// `Ok`, or the exact error (the `from_utf8` APIs).
+    Exact(Result<(), Found>),
+    /// A lossy conversion's output, compared with
+    /// `String::from_utf8_lossy`.
+    Lossy(String),
+    /// The subject broke its own contract in a way that has no right
+    /// answer to compare (e.g. `Ok` with a string that is not the input).
+    Broken(String),
+}
+
+impl Answer {
+    /// The answer of a `from_utf8`-like function: `Ok` must hand back the
+    /// input itself.
+    pub fn from_result(input: &[u8], result: Result<&str, Utf8Error>) -> Answer {
+        match result {
+            Ok(s) if s.as_ptr() == input.as_ptr() && s.len() == input.len() => {
+                Answer::Exact(Ok(()))
+            }
+            Ok(s) => Answer::Broken(format!(
+                "Ok with a string of {} bytes at another address than the input",
+                s.len()
+            )),
+            Err(e) => Answer::Exact(Err(Found::from_error(&e))),
+        }
+    }
+
+    /// `true` when this answer is the right one for `input`, whose true
+    /// result is `truth`.
+    pub fn agrees(&self, input: &[u8], truth: &Result<(), Found>) -> bool {
+        match (self, truth) {
+            (Answer::Verdict(valid), _) => *valid == truth.is_ok(),
+            (Answer::Exact(Ok(())), Ok(())) => true,
+            (Answer::Exact(Err(got)), Err(want)) => got.agrees_with(want),
+            (Answer::Exact(_), _) => false,
+            (Answer::Lossy(s), _) => *s == String::from_utf8_lossy(input),
+            (Answer::Broken(_), _) => false,
+        }
+    }
+
+    /// The right answer of the same form, for reports.
+    pub fn expected(&self, input: &[u8], truth: &Result<(), Found>) -> Answer {
+        match self {
+            Answer::Verdict(_) => Answer::Verdict(truth.is_ok()),
+            Answer::Lossy(_) => Answer::Lossy(String::from_utf8_lossy(input).into_owned()),
+            Answer::Exact(_) | Answer::Broken(_) => Answer::Exact(*truth),
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Verdict(true) | Answer::Exact(Ok(())) => f.write_str("valid"),
+            Answer::Verdict(false) => f.write_str("invalid"),
+            Answer::Exact(Err(found)) => write!(f, "{found}"),
+            Answer::Lossy(s) => write!(f, "lossy {s:?}"),
+            Answer::Broken(why) => write!(f, "broken: {why}"),
+        }
+    }
+}
+
+/// Reusable state handed to subjects: a random stream (for subjects that
+/// choose chunkings or split points) and a scratch buffer.
+#[derive(Debug)]
+pub struct Context {
+    /// Random numbers, seeded per check so that a check can be repeated.
+    pub rng: Rng,
+    /// A buffer for subjects that need a mutable copy of the input.
+    pub scratch: Vec<u8>,
+}
+
+type Run = dyn Fn(&[u8], &mut Context) -> Answer + Send + Sync;
+
+/// One thing under test: a name and a function from input to [`Answer`].
+pub struct Subject {
+    name: String,
+    run: Box<Run>,
+}
+
+impl fmt::Debug for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subject").field("name", &self.name).finish()
+    }
+}
+
+impl Subject {
+    /// A subject named `name` that answers with `run`.
+    ///
+    /// ```
+    /// use utf8guard_difftest::{Answer, Subject};
+    ///
+    /// let subject = Subject::new("validate", |bytes, _| Answer::Verdict(utf8guard::validate(bytes)));
+    /// assert_eq!(subject.name(), "validate");
+    /// ```
+    pub fn new(
+        name: impl Into<String>,
+        run: impl Fn(&[u8], &mut Context) -> Answer + Send + Sync + 'static,
+    ) -> Subject {
+        Subject {
+            name: name.into(),
+            run: Box::new(run),
+        }
+    }
+
+    /// The subject's name, e.g. `avx2.from_utf8`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The subject's answer for `input`.
+    pub fn answer(&self, input: &[u8], cx: &mut Context) -> Answer {
+        (self.run)(input, cx)
+    }
+}
+
+/// Every subject this CPU can run; with `only`, the kernel subjects are
+/// limited to that kernel (the dispatched API is always included: it runs
+/// whichever kernel is active).
+///
+/// The list:
+/// - `<kernel>.validate` and `<kernel>.from_utf8` for each available kernel;
+/// - `avx2-shuffled.validate`, the AVX2 kernel's alternative look-behind
+///   strategy, where AVX2 is available;
+/// - `validate`, `from_utf8` and `from_utf8_mut`, the dispatched API;
+/// - the later APIs that validate, as they exist.
+pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
+    let mut subjects = Vec::new();
+    let wanted = |k: Kernel| only.is_none_or(|o| o == k);
+    for kernel in Kernel::available().filter(|&k| wanted(k)) {
+        subjects.push(Subject::new(format!("{kernel}.validate"), move |b, _| {
+            Answer::Verdict(kernel.validate(b))
+        }));
+        subjects.push(Subject::new(format!("{kernel}.from_utf8"), move |b, _| {
+            Answer::from_result(b, kernel.from_utf8(b))
+        }));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx2.is_available() && wanted(Kernel::Avx2) {
+        subjects.push(Subject::new("avx2-shuffled.validate", |b, _| {
+            match utf8guard::__bench::avx2_shuffled(b) {
+                Some(valid) => Answer::Verdict(valid),
+                None => Answer::Broken("AVX2 disappeared".into()),
+            }
+        }));
+    }
+    subjects.push(Subject::new("validate", |b, _| {
+        Answer::Verdict(utf8guard::validate(b))
+    }));
+    subjects.push(Subject::new("from_utf8", |b, _| {
+        Answer::from_result(b, utf8guard::from_utf8(b))
+    }));
+    subjects.push(Subject::new("from_utf8_mut", |b, cx| {
+        cx.scratch.clear();
+        cx.scratch.extend_from_slice(b);
+        let copy = cx.scratch.as_mut_slice();
+        match utf8guard::from_utf8_mut(copy) {
+            Ok(s) if s.as_bytes() == b => Answer::Exact(Ok(())),
+            Ok(_) => Answer::Broken("Ok with a string that is not the input".into()),
+            Err(e) => Answer::Exact(Err(Found::from_error(&e))),
+        }
+    }));
+    subjects
+}

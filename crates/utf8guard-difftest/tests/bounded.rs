@@ -1,0 +1,221 @@
+//! The bounded differential run: every category, every subject, a fixed
+//! amount of work (about 30-60 s in release on two busy cores; a quarter of
+//! it in debug builds). The long runs are the `difftest` binary's job.
+
+use utf8guard::Kernel;
+use utf8guard_difftest::corpus::{self, CorpusFile};
+use utf8guard_difftest::exhaustive::{self, FIRST_OF_LEN};
+use utf8guard_difftest::{seeds, Category, Harness, Runner, Script};
+
+/// Work is divided by this in debug builds.
+const SCALE: u64 = if cfg!(debug_assertions) { 4 } else { 1 };
+
+const SEED: u64 = 0x5EED;
+
+fn runner(corpus: Vec<CorpusFile>) -> Runner {
+    Runner::new(Harness::new(SEED, None), SEED, corpus)
+}
+
+/// Every subject saw every input: the per-subject counts equal the sum over
+/// categories.
+fn assert_all_subjects_saw_everything(runner: &Runner) {
+    let inputs: u64 = Category::ALL
+        .iter()
+        .map(|&c| runner.harness.category_count(c).inputs)
+        .sum();
+    let bytes: u64 = Category::ALL
+        .iter()
+        .map(|&c| runner.harness.category_count(c).bytes)
+        .sum();
+    assert!(inputs > 0);
+    for (name, count) in runner.harness.subject_counts() {
+        assert_eq!((count.inputs, count.bytes), (inputs, bytes), "{name}");
+    }
+}
+
+fn expect_ok(result: Result<(), Box<utf8guard_difftest::Mismatch>>) {
+    if let Err(m) = result {
+        panic!("{m}");
+    }
+}
+
+#[test]
+fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
+    let harness = Harness::new(0, None);
+    let names: Vec<&str> = harness.subject_names().collect();
+    let mut expected = Vec::new();
+    for k in Kernel::available() {
+        expected.push(format!("{k}.validate"));
+        expected.push(format!("{k}.from_utf8"));
+    }
+    if cfg!(target_arch = "x86_64") && Kernel::from_name("avx2").is_some_and(|k| k.is_available()) {
+        expected.push("avx2-shuffled.validate".into());
+    }
+    for api in ["validate", "from_utf8", "from_utf8_mut"] {
+        expected.push(api.into());
+    }
+    assert_eq!(names, expected);
+
+    let only_scalar = Harness::new(0, Some(Kernel::Scalar));
+    let names: Vec<&str> = only_scalar.subject_names().collect();
+    assert_eq!(
+        names,
+        [
+            "scalar.validate",
+            "scalar.from_utf8",
+            "validate",
+            "from_utf8",
+            "from_utf8_mut"
+        ]
+    );
+}
+
+#[test]
+fn corpus_category_covers_project_and_shared_corpora() {
+    let mut files = corpus::load_dir(&corpus::project_corpora()).expect("project corpora");
+    let project_files = files.len();
+    assert!(project_files >= seeds::project_corpora().len());
+    let shared = corpus::shared_corpora();
+    if shared.is_dir() {
+        files.extend(corpus::load_dir(&shared).expect("shared corpora"));
+    } else {
+        eprintln!(
+            "shared corpora not found at {}: skipping them (the project corpora are still checked)",
+            shared.display()
+        );
+    }
+    let n = files.len();
+    let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    let mut runner = runner(files);
+    // Two visits of every file: whole, 8 slices, 2 windows each time.
+    for _ in 0..2 * n {
+        expect_ok(runner.corpus_step(8));
+    }
+    let count = runner.harness.category_count(Category::Corpus);
+    assert_eq!(count.inputs, 2 * n as u64 * (1 + 8 + 2));
+    assert!(count.bytes >= 2 * total);
+    assert_all_subjects_saw_everything(&runner);
+}
+
+#[test]
+fn synthetic_category_covers_every_script() {
+    let mut runner = runner(Vec::new());
+    let rounds = 3;
+    for _ in 0..rounds * Script::ALL.len() {
+        expect_ok(runner.synthetic_step(1 << 20));
+    }
+    let count = runner.harness.category_count(Category::Synthetic);
+    assert_eq!(count.inputs, (rounds * Script::ALL.len() * 4) as u64);
+    // One large text, checked whole at a size no block loop can finish in
+    // its padded first block.
+    let big = Script::Mixed.generate(SEED, 8 << 20);
+    expect_ok(runner.harness.check(Category::Synthetic, &big));
+    assert_all_subjects_saw_everything(&runner);
+}
+
+#[test]
+fn mutation_category_breaks_every_script_at_every_residue() {
+    let mut runner = runner(Vec::new());
+    let rounds = 8 / SCALE as usize;
+    for &script in Script::ALL {
+        for r in 0..rounds {
+            // Lengths from 3 to 33 blocks, not multiples of 64.
+            let base = script.generate(SEED + r as u64, 200 + 257 * r);
+            expect_ok(runner.mutate(&base));
+        }
+    }
+    // And bases from the random mixture of scripts and corpora.
+    for _ in 0..20 / SCALE {
+        expect_ok(runner.mutation_step());
+    }
+    let count = runner.harness.category_count(Category::Mutation);
+    // At least 64 residues x (9 insertions + truncation + flip + deletion)
+    // per explicit round.
+    assert!(count.inputs >= (Script::ALL.len() * rounds * 64 * 12) as u64);
+    assert_all_subjects_saw_everything(&runner);
+}
+
+#[test]
+fn exhaustive_category_covers_short_sequences_at_block_boundaries() {
+    let mut runner = runner(Vec::new());
+    let mut expected = 0;
+    // Every 1-byte sequence at every placement.
+    expect_ok(runner.exhaustive_all_placements(0..FIRST_OF_LEN[1]));
+    expected += 256 * exhaustive::PLACEMENTS;
+    // Every 2-byte sequence, at one placement each (rotating).
+    expect_ok(runner.exhaustive_range(FIRST_OF_LEN[1], FIRST_OF_LEN[2]));
+    expected += 1 << 16;
+    // The 2-byte sequences that start with a lead byte, at 14 more
+    // placements each (4 in debug builds).
+    for pass in (1..exhaustive::PLACEMENTS).step_by(18 * SCALE as usize) {
+        let base = pass * exhaustive::TOTAL;
+        expect_ok(runner.exhaustive_range(base + FIRST_OF_LEN[1] + 0xC000, base + FIRST_OF_LEN[2]));
+        expected += 0x4000;
+    }
+    // Every 3-byte sequence led by E0..F4 whose second byte is a
+    // continuation byte or next to one, one placement each: the second
+    // bytes 7F..C0 are where all the rules about 3 bytes differ.
+    for lead in 0xE0u64..=0xF4 {
+        for second in (0x7Fu64..=0xC0).step_by(SCALE as usize) {
+            let first = FIRST_OF_LEN[2] + (lead << 16) + (second << 8);
+            expect_ok(runner.exhaustive_range(first, first + 256));
+            expected += 256;
+        }
+    }
+    // 4-byte sequences led by F0..F4 with the second byte at the edges of
+    // the ranges, every third byte, the fourth at the edges.
+    for lead in 0u64..5 {
+        for second in [0x7Fu64, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0] {
+            for third in (0u64..256).step_by(SCALE as usize) {
+                for fourth in [0x7Fu64, 0x80, 0xBF, 0xC0] {
+                    let i = FIRST_OF_LEN[3] + (lead << 24) + (second << 16) + (third << 8) + fourth;
+                    expect_ok(runner.exhaustive_range(i, i + 1));
+                    expected += 1;
+                }
+            }
+        }
+    }
+    // A strided sample of the whole 3- and 4-byte space.
+    let stride = 997 * SCALE;
+    let mut i = FIRST_OF_LEN[2];
+    while i < exhaustive::TOTAL {
+        expect_ok(runner.exhaustive_range(i, i + 1));
+        expected += 1;
+        i += stride;
+    }
+    // The first sequences in order, and random 4-byte sequences with other
+    // leads (one per 16).
+    expect_ok(runner.exhaustive_step(16_000));
+    expected += 16_000 + 1_000;
+    let count = runner.harness.category_count(Category::Exhaustive);
+    assert_eq!(count.inputs, expected);
+    assert_all_subjects_saw_everything(&runner);
+}
+
+#[test]
+fn random_category() {
+    let mut runner = runner(Vec::new());
+    expect_ok(runner.random_step(40_000 / SCALE as usize));
+    let count = runner.harness.category_count(Category::Random);
+    assert_eq!(count.inputs, 40_000 / SCALE);
+    assert_all_subjects_saw_everything(&runner);
+}
+
+#[test]
+fn the_committed_corpora_are_what_the_generator_makes() {
+    let dir = corpus::project_corpora();
+    for (rel, bytes) in seeds::project_corpora() {
+        let path = dir.join(&rel);
+        let on_disk = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; regenerate with `difftest corpora`",
+                path.display()
+            )
+        });
+        assert!(
+            on_disk == bytes,
+            "{} differs from the generator's output; regenerate with `difftest corpora`",
+            path.display()
+        );
+    }
+}
