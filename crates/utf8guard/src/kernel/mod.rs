@@ -58,3 +58,78 @@ pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
         Err(invalid) => Err(Utf8Error::from_dfa(start, invalid)),
     }
 }
+
+/// Small enough for Miri: every available kernel on inputs of every length
+/// up to a few blocks, each in an allocation of exactly its own size so
+/// that a read past the end is caught.
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use crate::Kernel;
+
+    fn check_all_kernels(bytes: &[u8]) {
+        let exact: Vec<u8> = bytes.to_vec();
+        let expected = utf8guard_dfa::validate(&exact);
+        for kernel in Kernel::available() {
+            let got = kernel.from_utf8(&exact);
+            match (got, expected) {
+                (Ok(_), Ok(())) => {}
+                (Err(e), Err(x)) => {
+                    assert_eq!(e.valid_up_to(), x.valid_up_to, "{kernel} on {exact:02X?}");
+                    assert_eq!(e.error_len(), x.error_len, "{kernel} on {exact:02X?}");
+                }
+                (got, _) => panic!("{kernel}: {got:?} vs {expected:?} on {exact:02X?}"),
+            }
+            assert_eq!(kernel.validate(&exact), expected.is_ok(), "{kernel}");
+        }
+        assert_eq!(crate::validate(&exact), expected.is_ok(), "dispatched");
+    }
+
+    #[test]
+    fn kernels_enabled_at_compile_time_are_available() {
+        // Under Miri, detection finds nothing; features enabled with
+        // `-C target-feature` must still make their kernels run.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        assert!(Kernel::Avx2.is_available());
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse4.2"))]
+        assert!(Kernel::Sse42.is_available());
+        assert!(Kernel::Scalar.is_available());
+    }
+
+    #[test]
+    fn every_length_up_to_three_blocks() {
+        let text = "a€é😀".repeat(20);
+        let text = text.as_bytes();
+        let step = if cfg!(miri) { 7 } else { 1 };
+        for len in (0..=3 * super::lookup::BLOCK + 3).step_by(step) {
+            let len = len.min(text.len());
+            check_all_kernels(&text[..len]);
+            check_all_kernels(&std::vec![b'x'; len]);
+        }
+    }
+
+    #[test]
+    fn errors_near_block_edges() {
+        let base = std::vec![b'a'; 2 * super::lookup::BLOCK + 5];
+        for at in [0, 1, 15, 16, 31, 32, 62, 63, 64, 65, 127, 128, 130, 132] {
+            for bad in [&b"\xFF"[..], b"\xE2\x82", b"\xED\xA0\x80", b"\xF0\x9F\x98"] {
+                let mut input = base.clone();
+                let end = (at + bad.len()).min(input.len());
+                input[at..end].copy_from_slice(&bad[..end - at]);
+                check_all_kernels(&input);
+                check_all_kernels(&input[..end]);
+            }
+        }
+    }
+
+    #[test]
+    fn locate_backs_up_to_the_character_start() {
+        // The kernel flags the block at 64; the 4-byte character started at 62.
+        let mut input = std::vec![b'a'; 62];
+        input.extend_from_slice(b"\xF0\x9F\x98");
+        let err = super::locate(&input, 64).unwrap_err();
+        assert_eq!((err.valid_up_to(), err.error_len()), (62, None));
+    }
+}

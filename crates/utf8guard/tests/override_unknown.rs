@@ -1,0 +1,11 @@
+//! An unknown `UTF8GUARD_KERNEL` fails loudly and lists the valid names;
+//! it never silently runs another kernel.
+
+use utf8guard::KERNEL_ENV;
+
+#[test]
+#[should_panic(expected = "UTF8GUARD_KERNEL=avx512: unknown kernel; valid names: scalar")]
+fn an_unknown_name_panics_with_the_valid_names() {
+    std::env::set_var(KERNEL_ENV, "avx512");
+    utf8guard::validate(&[0xC3; 100]);
+}
