@@ -1,1 +1,453 @@
-fn main() {}
+//! `utf8guard`: check that files, directories and streams are UTF-8, say
+//! exactly where and why they are not, and repair them.
+//!
+//! Run `utf8guard --help` for the options, the exit status, the handling of
+//! special inputs and the JSON schema.
+
+mod check;
+mod cli;
+mod info;
+mod json;
+mod position;
+mod progress;
+mod repair;
+mod report;
+mod stream;
+mod walk;
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use clap::Parser;
+use utf8guard::Kernel;
+
+use crate::check::ScanOptions;
+use crate::cli::{CheckArgs, Cli, Command};
+use crate::position::CharCounts;
+use crate::progress::Progress;
+use crate::report::{Outcome, Status};
+use crate::walk::Input;
+
+/// Exit status: every input valid.
+const VALID: u8 = 0;
+/// Exit status: some input invalid.
+const INVALID: u8 = 1;
+/// Exit status: usage error, or some input unreadable.
+const TROUBLE: u8 = 2;
+
+fn main() -> ExitCode {
+    // Usage errors exit with status 2, --help and --version with 0.
+    let cli = Cli::parse();
+    let status = match cli.command {
+        Some(Command::Info) => run_info(),
+        Some(Command::Repair(args)) => match choose_kernel(None) {
+            Ok(_) => repair::run(&args),
+            Err(message) => usage_error(&message),
+        },
+        Some(Command::Check(args)) => run_check(&args),
+        None => run_check(&cli.check),
+    };
+    ExitCode::from(status)
+}
+
+fn usage_error(message: &str) -> u8 {
+    eprintln!("utf8guard: {message}");
+    TROUBLE
+}
+
+/// An I/O error's message without the "(os error N)" suffix.
+pub fn io_message(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    }
+}
+
+/// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) before
+/// the engine sees it, so that a bad name is a usage error and never a
+/// panic, and makes `--kernel` the engine's choice everywhere. Returns the
+/// forced name, if any.
+///
+/// Must run before any other thread exists: it may set an environment
+/// variable.
+fn choose_kernel(requested: Option<&str>) -> Result<Option<String>, String> {
+    let env = utf8guard::KERNEL_ENV;
+    let (name, source) = match requested {
+        Some(name) => (name.to_owned(), "--kernel".to_owned()),
+        None => match std::env::var_os(env) {
+            None => return Ok(None),
+            Some(value) if value.is_empty() => return Ok(None),
+            Some(value) => match value.into_string() {
+                Ok(name) => (name.clone(), format!("{env}={name}")),
+                Err(value) => return Err(format!("{env}={value:?}: unknown kernel")),
+            },
+        },
+    };
+    let all: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+    let available: Vec<&str> = Kernel::available().map(|k| k.name()).collect();
+    let kernel = match Kernel::from_name(&name) {
+        Some(kernel) => kernel,
+        None if requested.is_some() => {
+            return Err(format!(
+                "--kernel {name}: unknown kernel; kernels here: {}",
+                all.join(", ")
+            ))
+        }
+        None => {
+            return Err(format!(
+                "{source}: unknown kernel; kernels here: {}",
+                all.join(", ")
+            ))
+        }
+    };
+    if !kernel.is_available() {
+        return Err(format!(
+            "{}: this CPU cannot run the {name} kernel; available: {}",
+            if requested.is_some() {
+                format!("--kernel {name}")
+            } else {
+                source
+            },
+            available.join(", ")
+        ));
+    }
+    if requested.is_some() {
+        // The engine reads its choice from this variable on first use; it
+        // is set while this is the only thread, before any validation.
+        std::env::set_var(env, &name);
+    }
+    Ok(Some(name))
+}
+
+fn run_info() -> u8 {
+    match choose_kernel(None) {
+        Ok(forced) => {
+            print!("{}", info::report(forced.as_deref()));
+            VALID
+        }
+        Err(message) => {
+            // Still say what there is, then why the setting is refused.
+            std::env::remove_var(utf8guard::KERNEL_ENV);
+            print!("{}", info::report(None));
+            usage_error(&message)
+        }
+    }
+}
+
+/// How results are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Text,
+    Json,
+    /// Paths of invalid inputs, or of valid ones with `valid`.
+    List {
+        valid: bool,
+    },
+    Quiet,
+}
+
+fn run_check(args: &CheckArgs) -> u8 {
+    let start = Instant::now();
+    let kernel_forced = match choose_kernel(args.kernel.as_deref()) {
+        Ok(forced) => forced,
+        Err(message) => return usage_error(&message),
+    };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |n| n as usize,
+    );
+    // The pool for --jobs; large files are split across the same threads.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build_global();
+
+    let mode = if args.quiet {
+        Mode::Quiet
+    } else if args.json {
+        Mode::Json
+    } else if args.list || args.invert {
+        Mode::List { valid: args.invert }
+    } else {
+        Mode::Text
+    };
+    let opts = ScanOptions {
+        max_errors: match (args.max_errors, args.all) {
+            (Some(n), _) => usize::try_from(n).unwrap_or(usize::MAX),
+            (None, true) => usize::MAX,
+            (None, false) => 1,
+        },
+        look_for_more: matches!(mode, Mode::Text | Mode::Json),
+        count_chars: args.stats,
+        parallel: jobs > 1,
+    };
+
+    let inputs = walk::collect(&args.paths, args.follow);
+    let reads_stdin = inputs.list.iter().any(|i| matches!(i, Input::Stdin));
+    let show_progress = !args.no_progress
+        && matches!(mode, Mode::Text | Mode::List { .. })
+        && io::stderr().is_terminal();
+    let progress = if show_progress {
+        let streams = inputs
+            .list
+            .iter()
+            .any(|i| matches!(i, Input::Stdin | Input::Stream { .. }));
+        let total = inputs.list.iter().fold(0, |sum, i| match i {
+            Input::File { size, .. } => sum + size,
+            _ => sum,
+        });
+        Progress::new((!streams).then_some(total))
+    } else {
+        Progress::disabled()
+    };
+    if reads_stdin && io::stdin().is_terminal() && mode != Mode::Quiet {
+        eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
+    }
+
+    let mut printer = Printer::new(mode, &progress);
+    let stop = AtomicBool::new(false);
+    let check_one = |input: &Input| -> Outcome {
+        if stop.load(Ordering::Relaxed) {
+            return Outcome::stdin();
+        }
+        match input {
+            Input::Stdin => {
+                stream::check_reader(io::stdin().lock(), Outcome::stdin(), &opts, &progress)
+            }
+            Input::File { path, .. } | Input::Stream { path } => {
+                check::check_path(path, &opts, &progress)
+            }
+            Input::Failed { path, reason } => Outcome::failed(path, reason.clone()),
+        }
+    };
+    if jobs == 1 || inputs.list.len() <= 1 {
+        for input in &inputs.list {
+            if !printer.emit(&check_one(input)) {
+                break;
+            }
+        }
+    } else {
+        // Inputs are checked on the pool, roughly in order, and reported in
+        // order as soon as each one's predecessors are.
+        let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+        std::thread::scope(|scope| {
+            let check_one = &check_one;
+            let list = &inputs.list;
+            scope.spawn(move || {
+                rayon::scope_fifo(|s| {
+                    for (i, input) in list.iter().enumerate() {
+                        let tx = tx.clone();
+                        s.spawn_fifo(move |_| {
+                            let _ = tx.send((i, check_one(input)));
+                        });
+                    }
+                });
+            });
+            let mut waiting = BTreeMap::new();
+            let mut next = 0;
+            for (i, outcome) in rx {
+                waiting.insert(i, outcome);
+                while let Some(outcome) = waiting.remove(&next) {
+                    next += 1;
+                    if !stop.load(Ordering::Relaxed) && !printer.emit(&outcome) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+    }
+    printer.finish();
+    progress.finish();
+
+    let tally = &printer.tally;
+    if args.stats {
+        print_stats(tally, &inputs, start, jobs, kernel_forced.is_some());
+    }
+    if tally.failed > 0 {
+        TROUBLE
+    } else if tally.invalid > 0 {
+        INVALID
+    } else {
+        VALID
+    }
+}
+
+/// Counts over all inputs.
+#[derive(Debug, Default)]
+struct Tally {
+    valid: u64,
+    invalid: u64,
+    /// Inputs that could not be read, and failures to write the report.
+    failed: u64,
+    bytes: u64,
+    counts: CharCounts,
+}
+
+/// Writes each input's report on stdout (or stderr for failures).
+struct Printer<'a> {
+    mode: Mode,
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    /// Flush after each input, so that a person watching sees it at once.
+    flush_each: bool,
+    progress: &'a Progress,
+    tally: Tally,
+    /// Stdout was closed (a reader such as `head` has what it wanted).
+    closed: bool,
+}
+
+impl<'a> Printer<'a> {
+    fn new(mode: Mode, progress: &'a Progress) -> Printer<'a> {
+        let stdout = io::stdout();
+        Printer {
+            mode,
+            flush_each: stdout.is_terminal(),
+            out: io::BufWriter::with_capacity(64 << 10, stdout.lock()),
+            progress,
+            tally: Tally::default(),
+            closed: false,
+        }
+    }
+
+    /// Records and shows one outcome; `false` when output is no longer
+    /// possible and the work should stop.
+    fn emit(&mut self, outcome: &Outcome) -> bool {
+        self.tally.bytes += outcome.bytes;
+        self.tally.counts.add(&outcome.counts);
+        let list_name = || {
+            if outcome.stdin {
+                "-\n".to_owned()
+            } else {
+                format!("{}\n", outcome.name)
+            }
+        };
+        let mut text = String::new();
+        match (&outcome.status, self.mode) {
+            (Status::Valid, mode) => {
+                self.tally.valid += 1;
+                if mode == (Mode::List { valid: true }) {
+                    text = list_name();
+                }
+            }
+            (Status::Invalid { .. }, mode) => {
+                self.tally.invalid += 1;
+                match mode {
+                    Mode::Text => outcome.render_text(&mut text),
+                    Mode::List { valid: false } => text = list_name(),
+                    _ => {}
+                }
+            }
+            (Status::Failed(reason), mode) => {
+                self.tally.failed += 1;
+                if mode != Mode::Json {
+                    // What is already reported goes out first, so that the
+                    // two streams interleave in order on a terminal.
+                    let flushed = self.out.flush();
+                    if !self.check_write(flushed) {
+                        return false;
+                    }
+                    self.progress
+                        .suspend(|| eprintln!("utf8guard: {}: {reason}", outcome.name));
+                }
+            }
+        }
+        if self.mode == Mode::Json {
+            outcome.render_json(&mut text);
+        }
+        if text.is_empty() {
+            return true;
+        }
+        let written = self.progress.suspend(|| {
+            self.out.write_all(text.as_bytes())?;
+            if self.flush_each {
+                self.out.flush()?;
+            }
+            Ok(())
+        });
+        self.check_write(written)
+    }
+
+    fn finish(&mut self) {
+        if !self.closed {
+            let flushed = self.out.flush();
+            self.check_write(flushed);
+        }
+    }
+
+    fn check_write(&mut self, result: io::Result<()>) -> bool {
+        match result {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                // The reader is gone: stop quietly, with the status so far.
+                self.closed = true;
+                false
+            }
+            Err(e) => {
+                self.closed = true;
+                self.tally.failed += 1;
+                eprintln!("utf8guard: cannot write the report: {}", io_message(&e));
+                false
+            }
+        }
+    }
+}
+
+fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize, forced: bool) {
+    let elapsed = start.elapsed().as_secs_f64();
+    let checked = tally.valid + tally.invalid + tally.failed;
+    let mut skipped = String::new();
+    if inputs.skipped_special > 0 || inputs.skipped_links > 0 {
+        skipped = format!(
+            "; skipped in directories: {} special files, {} symbolic links",
+            inputs.skipped_special, inputs.skipped_links
+        );
+    }
+    let c = &tally.counts;
+    eprintln!(
+        "utf8guard: inputs: {checked}: {} valid, {} invalid, {} unreadable{skipped}",
+        tally.valid, tally.invalid, tally.failed
+    );
+    eprintln!(
+        "utf8guard: bytes: {} ({})",
+        tally.bytes,
+        human_bytes(tally.bytes as f64)
+    );
+    eprintln!(
+        "utf8guard: characters in the well-formed parts: {}: {} of 1 byte, {} of 2, {} of 3, {} of 4",
+        c.total(),
+        c.by_len[0],
+        c.by_len[1],
+        c.by_len[2],
+        c.by_len[3]
+    );
+    let rate = if elapsed > 0.0 {
+        tally.bytes as f64 / elapsed
+    } else {
+        0.0
+    };
+    eprintln!(
+        "utf8guard: time: {elapsed:.3} s, {}/s, kernel {}{}, {jobs} job{}",
+        human_bytes(rate),
+        utf8guard::active_kernel(),
+        if forced { " (forced)" } else { "" },
+        if jobs == 1 { "" } else { "s" }
+    );
+}
+
+fn human_bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n:.0} B")
+    } else {
+        format!("{value:.2} {}", UNITS[unit])
+    }
+}

