@@ -40,6 +40,8 @@ extern crate alloc;
 
 mod dispatch;
 mod error;
+#[cfg(feature = "std")]
+pub mod io;
 mod kernel;
 #[cfg(feature = "alloc")]
 mod lossy;
@@ -50,6 +52,8 @@ use core::fmt;
 
 pub use dispatch::KERNEL_ENV;
 pub use error::{ErrorKind, Utf8Error};
+#[cfg(feature = "std")]
+pub use io::Utf8Reader;
 #[cfg(feature = "alloc")]
 pub use lossy::from_utf8_lossy;
 pub use stream::StreamValidator;

@@ -1,0 +1,347 @@
+//! `Utf8Reader` (as `Read` and as `BufRead`), `validate_reader` and
+//! `validate_file` against `from_utf8` on the whole input: the bytes passed
+//! through are exactly the valid prefix, and the error is the same.
+
+mod common;
+
+use std::io::{self, BufRead, BufReader, Read};
+
+use common::{filler, MALFORMED, TRUNCATED};
+use proptest::prelude::*;
+use utf8guard::io::{utf8_error, validate_file, validate_reader};
+use utf8guard::{ErrorKind, Utf8Error, Utf8Reader};
+
+/// A reader that gives its data in reads of the given sizes (cycling), with
+/// an `Interrupted` error before every other read when `interrupt` is set.
+struct Chunked<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    turn: usize,
+    interrupt: bool,
+}
+
+impl<'a> Chunked<'a> {
+    fn new(data: &'a [u8], sizes: &[usize]) -> Self {
+        Chunked {
+            data,
+            sizes: sizes.to_vec(),
+            turn: 0,
+            interrupt: false,
+        }
+    }
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.turn += 1;
+        if self.interrupt && self.turn % 2 == 0 {
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        let size = self.sizes[self.turn % self.sizes.len()].max(1);
+        let n = size.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// What reading `input` must give: the valid prefix, then the error.
+fn expected(input: &[u8]) -> (&[u8], Option<Utf8Error>) {
+    match utf8guard::from_utf8(input) {
+        Ok(_) => (input, None),
+        Err(e) => (&input[..e.valid_up_to()], Some(e)),
+    }
+}
+
+/// Assert that an outcome of reading `input` is right: `got` is what was
+/// passed through, `result` how it ended.
+fn assert_outcome(input: &[u8], got: &[u8], result: io::Result<()>, what: &str) {
+    let (prefix, error) = expected(input);
+    assert_eq!(got, prefix, "{what}: bytes passed through on {input:02X?}");
+    match (result, error) {
+        (Ok(()), None) => {}
+        (Err(err), Some(e)) => {
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{what}");
+            assert_eq!(utf8_error(&err), Some(e), "{what}: error on {input:02X?}");
+            assert_eq!(err.to_string(), e.to_string());
+        }
+        (result, error) => panic!("{what}: {result:?}, expected {error:?} on {input:02X?}"),
+    }
+}
+
+/// Read with `Read::read` into buffers of `buf_len` bytes until the end or
+/// an error; with buffers of 4 bytes or more, every read is whole
+/// characters.
+fn read_all(input: &[u8], sizes: &[usize], buf_len: usize, interrupt: bool) {
+    let mut inner = Chunked::new(input, sizes);
+    inner.interrupt = interrupt;
+    let mut reader = Utf8Reader::new(inner);
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; buf_len];
+    let result = loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                if buf_len >= 4 {
+                    assert!(std::str::from_utf8(&buf[..n]).is_ok(), "partial character");
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                // The error sticks.
+                let again = reader.read(&mut buf).unwrap_err();
+                assert_eq!(utf8_error(&again), utf8_error(&e));
+                break Err(e);
+            }
+        }
+    };
+    let what = format!("read, sizes {sizes:?}, buffer {buf_len}");
+    assert_outcome(input, &got, result, &what);
+}
+
+/// Read through `BufRead` over a `BufReader` of `capacity`, consuming at
+/// most `step` bytes at a time.
+fn buf_read_all(input: &[u8], sizes: &[usize], capacity: usize, step: usize) {
+    let inner = BufReader::with_capacity(capacity, Chunked::new(input, sizes));
+    let mut reader = Utf8Reader::new(inner);
+    let mut got = Vec::new();
+    let result = loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) => break Err(e),
+        };
+        if buf.is_empty() {
+            break Ok(());
+        }
+        let n = buf.len().min(step);
+        got.extend_from_slice(&buf[..n]);
+        reader.consume(n);
+    };
+    let what = format!("buf_read, sizes {sizes:?}, capacity {capacity}, step {step}");
+    assert_outcome(input, &got, result, &what);
+}
+
+/// Alternate `read` with tiny buffers and `fill_buf`/`consume`.
+fn mixed_read_all(input: &[u8], sizes: &[usize], capacity: usize) {
+    let inner = BufReader::with_capacity(capacity, Chunked::new(input, sizes));
+    let mut reader = Utf8Reader::new(inner);
+    let mut got = Vec::new();
+    let mut turn = 0usize;
+    let result = loop {
+        turn += 1;
+        let step = if turn % 3 == 0 {
+            let mut buf = [0u8; 2];
+            reader
+                .read(&mut buf)
+                .inspect(|&n| got.extend_from_slice(&buf[..n]))
+        } else {
+            match reader.fill_buf() {
+                Ok(buf) => {
+                    let n = buf.len().min(turn % 5 + 1);
+                    got.extend_from_slice(&buf[..n]);
+                    reader.consume(n);
+                    Ok(n)
+                }
+                Err(e) => Err(e),
+            }
+        };
+        match step {
+            Ok(0) => break Ok(()),
+            Ok(_) => {}
+            Err(e) => break Err(e),
+        }
+    };
+    assert_outcome(input, &got, result, "mixed read and fill_buf");
+}
+
+fn check_reader(input: &[u8]) {
+    let size_patterns: &[&[usize]] = &[&[1], &[2], &[3], &[1, 2, 3, 5], &[7, 1], &[4096]];
+    for sizes in size_patterns {
+        for buf_len in [1, 2, 3, 4, 5, 8, 64] {
+            read_all(input, sizes, buf_len, false);
+        }
+        read_all(input, sizes, 5, true);
+        for capacity in [1, 2, 3, 4, 7, 64] {
+            buf_read_all(input, sizes, capacity, usize::MAX);
+            buf_read_all(input, sizes, capacity, 1);
+            buf_read_all(input, sizes, capacity, 3);
+        }
+        mixed_read_all(input, sizes, 5);
+    }
+    // The whole-reader helper.
+    let (prefix, error) = expected(input);
+    match (validate_reader(Chunked::new(input, &[3, 1, 4])), error) {
+        (Ok(len), None) => assert_eq!(len, input.len() as u64),
+        (Err(err), Some(e)) => assert_eq!(utf8_error(&err), Some(e)),
+        (result, error) => panic!("validate_reader {result:?}, expected {error:?}"),
+    }
+    // read_to_end keeps the valid prefix.
+    let mut all = Vec::new();
+    let result = Utf8Reader::new(input).read_to_end(&mut all).map(|_| ());
+    assert_outcome(input, &all, result, "read_to_end");
+    assert_eq!(all, prefix);
+}
+
+#[test]
+fn documented_behaviour() {
+    let input = b"abc\xE2\x82\xACdef\xED\xA0\x80xyz";
+    let mut reader = Utf8Reader::new(&input[..]);
+    let mut buf = [0u8; 64];
+    assert_eq!(reader.read(&mut buf).unwrap(), 9);
+    assert_eq!(&buf[..9], "abc€def".as_bytes());
+    let err = reader.read(&mut buf).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    let e = utf8_error(&err).unwrap();
+    assert_eq!(
+        (e.valid_up_to(), e.error_len(), e.kind()),
+        (9, Some(1), ErrorKind::Surrogate)
+    );
+    assert_eq!(reader.error(), Some(e));
+    assert_eq!(reader.valid_up_to(), 9);
+    assert_eq!(
+        err.to_string(),
+        "invalid utf-8 sequence of 1 bytes from index 9"
+    );
+
+    // With a 5-byte buffer, reads stop before a character that does not
+    // fit, and the valid bytes before the error come first.
+    let mut reader = Utf8Reader::new(&input[..]);
+    let mut buf = [0u8; 5];
+    assert_eq!(reader.read(&mut buf).unwrap(), 3);
+    assert_eq!(&buf[..3], b"abc");
+    assert_eq!(reader.read(&mut buf).unwrap(), 5);
+    assert_eq!(&buf, "€de".as_bytes());
+    assert_eq!(reader.read(&mut buf).unwrap(), 1);
+    assert_eq!(&buf[..1], b"f");
+    let again = reader.read(&mut buf).unwrap_err();
+    assert_eq!(utf8_error(&again), Some(e));
+
+    // A character split across the inner reads is held back until whole.
+    let mut reader = Utf8Reader::new(Chunked::new("x€".as_bytes(), &[2]));
+    let mut buf = [0u8; 16];
+    assert_eq!(reader.read(&mut buf).unwrap(), 1);
+    assert_eq!(reader.read(&mut buf).unwrap(), 3);
+    assert_eq!(&buf[..3], "€".as_bytes());
+    assert_eq!(reader.read(&mut buf).unwrap(), 0);
+
+    // Truncated at the end.
+    let mut text = String::new();
+    let err = Utf8Reader::new(&b"ok \xF0\x9F\x98"[..])
+        .read_to_string(&mut text)
+        .unwrap_err();
+    let e = utf8_error(&err).unwrap();
+    assert_eq!(
+        (e.valid_up_to(), e.error_len(), e.kind()),
+        (3, None, ErrorKind::Incomplete)
+    );
+
+    // Not every io::Error is a UTF-8 one.
+    assert_eq!(utf8_error(&io::Error::other("x")), None);
+    assert_eq!(
+        utf8_error(&io::Error::from(io::ErrorKind::InvalidData)),
+        None
+    );
+}
+
+#[test]
+fn lines_through_buf_read() {
+    let reader = Utf8Reader::new(BufReader::with_capacity(3, "héllo\nwörld\n€".as_bytes()));
+    let lines: Vec<String> = reader.lines().map(Result::unwrap).collect();
+    assert_eq!(lines, ["héllo", "wörld", "€"]);
+}
+
+#[test]
+fn malformed_and_truncated() {
+    for &(bad, _) in MALFORMED {
+        for style in 0..4 {
+            let mut bytes = filler(9, style);
+            bytes.extend_from_slice(bad);
+            bytes.extend_from_slice(&filler(9, style + 1));
+            check_reader(&bytes);
+        }
+    }
+    for &cut in TRUNCATED {
+        let mut bytes = filler(10, 2);
+        bytes.extend_from_slice(cut);
+        check_reader(&bytes);
+        bytes.push(b'!');
+        check_reader(&bytes);
+    }
+    check_reader(b"");
+    check_reader("a\u{80}\u{800}\u{10000}\u{10FFFF}".as_bytes());
+}
+
+#[test]
+fn long_input_with_late_error() {
+    let mut bytes: Vec<u8> = (0..4).flat_map(|s| filler(50_000, s)).collect();
+    check_reader(&bytes);
+    bytes.splice(150_000..150_000, *b"\xF4\x90\x80\x80");
+    let err = validate_reader(&bytes[..]).unwrap_err();
+    let e = utf8_error(&err).unwrap();
+    let core = std::str::from_utf8(&bytes).unwrap_err();
+    assert_eq!(
+        (e.valid_up_to(), e.error_len()),
+        (core.valid_up_to(), core.error_len())
+    );
+    assert_eq!(e.kind(), ErrorKind::TooLarge);
+    for capacity in [8192, 65536] {
+        buf_read_all(&bytes, &[10_000, 333], capacity, usize::MAX);
+    }
+    read_all(&bytes, &[65536], 65536, false);
+}
+
+#[test]
+fn files() {
+    let dir = std::env::temp_dir().join(format!("utf8guard-io-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    let bad = dir.join("bad.txt");
+    let text = "Ἐν ἀρχῇ ἦν ὁ λόγος. ".repeat(20_000);
+    std::fs::write(&good, &text).unwrap();
+    let mut broken = text.clone().into_bytes();
+    // Cut inside a character.
+    let cut = (300_000..).find(|&i| broken[i] & 0xC0 == 0x80).unwrap();
+    broken.truncate(cut);
+    std::fs::write(&bad, &broken).unwrap();
+
+    assert_eq!(validate_file(&good).unwrap(), text.len() as u64);
+    let err = validate_file(&bad).unwrap_err();
+    let e = utf8_error(&err).unwrap();
+    let core = std::str::from_utf8(&broken).unwrap_err();
+    assert_eq!(
+        (e.valid_up_to(), e.error_len()),
+        (core.valid_up_to(), core.error_len())
+    );
+    let missing = validate_file(dir.join("missing.txt")).unwrap_err();
+    assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+    assert_eq!(utf8_error(&missing), None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        4 => any::<String>().prop_map(String::into_bytes),
+        1 => prop::sample::select(MALFORMED.iter().map(|m| m.0.to_vec()).collect::<Vec<_>>()),
+        1 => prop::sample::select(TRUNCATED.iter().map(|t| t.to_vec()).collect::<Vec<_>>()),
+        1 => prop::collection::vec(any::<u8>(), 0..4),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn random_inputs_and_read_sizes(
+        pieces in prop::collection::vec(piece(), 0..8),
+        sizes in prop::collection::vec(1usize..9, 1..4),
+        buf_len in 1usize..12,
+        capacity in 1usize..12,
+        step in 1usize..6,
+    ) {
+        let input = pieces.concat();
+        read_all(&input, &sizes, buf_len, false);
+        buf_read_all(&input, &sizes, capacity, step);
+        mixed_read_all(&input, &sizes, capacity);
+    }
+}
