@@ -38,6 +38,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+mod batch;
 mod dispatch;
 mod error;
 #[cfg(feature = "std")]
@@ -50,6 +51,7 @@ mod stream;
 
 use core::fmt;
 
+pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
 pub use dispatch::KERNEL_ENV;
 pub use error::{ErrorKind, Utf8Error};
 #[cfg(feature = "std")]
