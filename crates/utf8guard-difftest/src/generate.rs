@@ -383,7 +383,8 @@ fn model_word(model: &Model, rng: &mut Rng, w: &mut Writer<'_>) {
         }
     }
     if rng.one_in(9) {
-        w.str(*rng.pick(model.punct));
+        let punct: &&str = rng.pick(model.punct);
+        w.str(punct);
     }
     if rng.one_in(60) {
         w.char('\n');
@@ -405,7 +406,8 @@ fn ascii_sentence(rng: &mut Rng, w: &mut Writer<'_>) {
     let code = rng.one_in(3);
     for i in 0..words {
         if code && rng.one_in(3) {
-            w.str(*rng.pick(CODE));
+            let token: &&str = rng.pick(CODE);
+            w.str(token);
         }
         let letters = rng.range(1, 9);
         for _ in 0..letters {

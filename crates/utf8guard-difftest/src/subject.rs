@@ -3,6 +3,7 @@
 //!
 //! Adding a subject is one entry in [`registry`].
 
+use std::borrow::Cow;
 use std::fmt;
 
 use utf8guard::{ErrorKind, Kernel, Utf8Error};
@@ -182,7 +183,8 @@ impl Subject {
 /// - `avx2-shuffled.validate`, the AVX2 kernel's alternative look-behind
 ///   strategy, where AVX2 is available;
 /// - `validate`, `from_utf8` and `from_utf8_mut`, the dispatched API;
-/// - the later APIs that validate, as they exist.
+/// - `StreamValidator`, fed the input in a random [`chunking`];
+/// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s.
 pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
     let mut subjects = Vec::new();
     let wanted = |k: Kernel| only.is_none_or(|o| o == k);
@@ -219,5 +221,120 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
             Err(e) => Answer::Exact(Err(Found::from_error(&e))),
         }
     }));
+    subjects.push(Subject::new("StreamValidator", |b, cx| {
+        stream(b, &mut cx.rng)
+    }));
+    subjects.push(Subject::new(
+        "from_utf8_lossy",
+        |b, _| match utf8guard::from_utf8_lossy(b) {
+            Cow::Borrowed(s) if s.as_ptr() != b.as_ptr() || s.len() != b.len() => {
+                Answer::Broken("borrowed a string that is not the input".into())
+            }
+            text => Answer::Lossy(text.into_owned()),
+        },
+    ));
     subjects
+}
+
+/// Cut points for a chunked feed of `len` bytes, in one of four styles:
+/// tiny chunks (1 to 7 bytes; for inputs up to 4 KiB), chunks of random
+/// log-distributed sizes, cuts inside characters (at random positions, so
+/// mostly inside multi-byte ones in non-ASCII text) with empty chunks
+/// mixed in, or a single chunk.
+pub fn chunking(len: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    match rng.below(4) {
+        0 if len <= 4096 => {
+            while at < len {
+                at = (at + rng.range(1, 7)).min(len);
+                cuts.push(at);
+            }
+        }
+        0 | 1 => {
+            while at < len {
+                at = (at + rng.log_size(1, len)).min(len);
+                cuts.push(at);
+            }
+        }
+        2 => {
+            let n = rng.range(1, 16);
+            cuts.extend((0..n).map(|_| rng.below(len + 1)));
+            cuts.push(len);
+            cuts.sort_unstable();
+        }
+        _ => cuts.push(len),
+    }
+    cuts
+}
+
+/// [`utf8guard::StreamValidator`] fed `input` in a random [`chunking`].
+/// After the first error every later `update` and the `finish` must return
+/// that same error.
+fn stream(input: &[u8], rng: &mut Rng) -> Answer {
+    let mut v = utf8guard::StreamValidator::new();
+    let mut start = 0;
+    let mut first_error = None;
+    for end in chunking(input.len(), rng) {
+        let result = v.update(&input[start..end]);
+        start = end;
+        match (result, first_error) {
+            (Err(e), None) => first_error = Some(e),
+            (Err(e), Some(first)) if e != first => {
+                return Answer::Broken(format!("update after an error: {e:?}, first {first:?}"))
+            }
+            (Ok(()), Some(first)) => {
+                return Answer::Broken(format!("update Ok after the error {first:?}"))
+            }
+            _ => {}
+        }
+    }
+    match (v.finish(), first_error) {
+        (Err(e), Some(first)) if e != first => {
+            Answer::Broken(format!("finish: {e:?}, but update reported {first:?}"))
+        }
+        (Ok(()), Some(first)) => Answer::Broken(format!("finish Ok after the error {first:?}")),
+        (result, _) => Answer::Exact(result.map_err(|e| Found::from_error(&e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunkings_cover_the_input_in_order() {
+        let mut rng = Rng::new(8);
+        let mut styles = [0usize; 3];
+        for len in (0..300).chain([4097, 100_000]) {
+            let cuts = chunking(len, &mut rng);
+            assert_eq!(cuts.last(), Some(&len));
+            assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
+            match cuts.len() {
+                1 => styles[0] += 1,
+                n if n > len / 8 => styles[1] += 1,
+                _ => styles[2] += 1,
+            }
+        }
+        assert!(styles.iter().all(|&n| n > 10), "{styles:?}");
+    }
+
+    #[test]
+    fn the_stream_subject_reports_the_whole_stream_error() {
+        let mut rng = Rng::new(1);
+        let input = "aé€😀".repeat(40).into_bytes();
+        for _ in 0..100 {
+            assert_eq!(stream(&input, &mut rng), Answer::Exact(Ok(())));
+        }
+        let mut bad = input.clone();
+        bad.extend_from_slice(b"\xF0\x9F");
+        let want = Answer::Exact(Err(Found {
+            valid_up_to: input.len(),
+            error_len: None,
+            kind: Some(ErrorKind::Incomplete),
+        }));
+        for _ in 0..100 {
+            assert_eq!(stream(&bad, &mut rng), want);
+        }
+    }
 }
