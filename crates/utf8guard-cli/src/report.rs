@@ -137,6 +137,110 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// A likely cause, when the bytes match a common mix-up: text in
+    /// Windows-1252 or Latin-1, an emoji in CESU-8 (surrogates encoded one
+    /// by one), an overlong form hiding an ASCII character.
+    pub fn hint(&self) -> Option<String> {
+        let at = self.at_in_context();
+        let rest = &self.context[at..];
+        let first = *rest.first()?;
+        let cont = |b: u8| b & 0xC0 == 0x80;
+        let low6 = |b: u8| u32::from(b & 0x3F);
+        // ED A0..AF xx ED B0..BF yy: a high and a low surrogate.
+        if let [0xED, hi @ 0xA0..=0xAF, h2, 0xED, lo @ 0xB0..=0xBF, l2, ..] = *rest {
+            if cont(h2) && cont(l2) {
+                let high = 0xD000 | low6(hi) << 6 | low6(h2);
+                let low = 0xD000 | low6(lo) << 6 | low6(l2);
+                let cp = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                let c = char::from_u32(cp)?;
+                return Some(format!(
+                    "{} is a UTF-16 surrogate pair encoded as two 3-byte sequences \
+                     (CESU-8, as Java's modified UTF-8 and MySQL's utf8mb3 write it); \
+                     {} is {} in UTF-8",
+                    hex(&rest[..6]),
+                    show(c),
+                    utf8_hex(c)
+                ));
+            }
+        }
+        // Overlong forms: the value they hide.
+        let overlong = match *rest {
+            [b @ (0xC0 | 0xC1), c1, ..] if cont(c1) => {
+                Some((2, u32::from(b & 0x1F) << 6 | low6(c1)))
+            }
+            [0xE0, c1 @ 0x80..=0x9F, c2, ..] if cont(c2) => Some((3, low6(c1) << 6 | low6(c2))),
+            [0xF0, c1 @ 0x80..=0x8F, c2, c3, ..] if cont(c2) && cont(c3) => {
+                Some((4, low6(c1) << 12 | low6(c2) << 6 | low6(c3)))
+            }
+            _ => None,
+        };
+        if let Some((len, cp)) = overlong {
+            let c = char::from_u32(cp)?;
+            return Some(format!(
+                "{} is an overlong form of {}, which is {} in UTF-8",
+                hex(&rest[..len]),
+                show(c),
+                utf8_hex(c)
+            ));
+        }
+        // A lone non-ASCII byte between ASCII bytes (or lone lead bytes):
+        // text in a legacy 8-bit encoding.
+        let before = at.checked_sub(1).map(|i| self.context[i]);
+        let after = rest.get(1).copied();
+        let isolated = self.len == Some(1)
+            && first >= 0x80
+            && after.is_none_or(|b| !cont(b))
+            && (!cont(first) || before.is_none_or(|b| b < 0x80));
+        if isolated {
+            let c = windows_1252(first)?;
+            let which = if first >= 0xA0 {
+                "Latin-1 (ISO 8859-1) or Windows-1252"
+            } else {
+                "Windows-1252"
+            };
+            return Some(format!(
+                "in {which} text, {first:02X} is {}: is this file in that encoding?",
+                show(c)
+            ));
+        }
+        None
+    }
+}
+
+/// The character a Windows-1252 byte stands for (Latin-1 from A0 on);
+/// `None` for the five bytes it leaves undefined.
+fn windows_1252(byte: u8) -> Option<char> {
+    const C1: [u16; 32] = [
+        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+        0x0152, 0, 0x017D, 0, 0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC,
+        0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+    ];
+    match byte {
+        0x80..=0x9F => match C1[usize::from(byte - 0x80)] {
+            0 => None,
+            cp => char::from_u32(u32::from(cp)),
+        },
+        _ => Some(char::from(byte)),
+    }
+}
+
+/// A character for a message: `U+00E9 'é'`, or only the code point for
+/// controls and invisible characters.
+fn show(c: char) -> String {
+    let visible = !c.is_control() && !c.is_whitespace() && c != '\u{AD}';
+    if visible {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
+    }
+}
+
+fn utf8_hex(c: char) -> String {
+    let mut buf = [0u8; 4];
+    hex(c.encode_utf8(&mut buf).as_bytes())
+}
+
 /// The length of the sequence a lead byte announces.
 fn sequence_len(lead: u8) -> usize {
     match lead {
@@ -252,6 +356,9 @@ impl Outcome {
                 f.kind.description()
             );
             let _ = writeln!(out, "  {}", f.explanation());
+            if let Some(hint) = f.hint() {
+                let _ = writeln!(out, "  hint: {hint}");
+            }
             render_hex(f, out);
         }
         if *more {
@@ -306,6 +413,11 @@ impl Outcome {
             json::push_str(out, f.kind.description());
             json::push_key(out, "explanation", false);
             json::push_str(out, &f.explanation());
+            json::push_key(out, "hint", false);
+            match f.hint() {
+                Some(hint) => json::push_str(out, &hint),
+                None => out.push_str("null"),
+            }
             json::push_key(out, "bytes", false);
             json::push_str(out, &hex(f.invalid_bytes()));
             json::push_key(out, "context_offset", false);
@@ -326,8 +438,8 @@ impl Outcome {
     }
 }
 
-/// One hexdump line of the context with the offset of its first byte, and
-/// a marker line under the invalid bytes.
+/// One hexdump line of the context, after the (decimal) offset of its
+/// first byte, and a marker line under the invalid bytes.
 fn render_hex(f: &Finding, out: &mut String) {
     let at = f.at_in_context();
     let marked = at..at + f.invalid_bytes().len();
@@ -357,7 +469,7 @@ fn render_hex(f: &Finding, out: &mut String) {
             }
         }
     }
-    let _ = writeln!(out, "  {:08x}  {hex_line}  |{text}|", f.context_start);
+    let _ = writeln!(out, "  {:>8}  {hex_line}  |{text}|", f.context_start);
     let marker_line = format!("  {:8}  {marker}   {text_marker}", "");
     let _ = writeln!(out, "{}", marker_line.trim_end());
 }
@@ -406,6 +518,41 @@ mod tests {
     }
 
     #[test]
+    fn hints_for_common_mix_ups() {
+        let cases: &[(&[u8], Option<&str>)] = &[
+            (
+                b"caf\xE9 au lait",
+                Some("in Latin-1 (ISO 8859-1) or Windows-1252 text, E9 is U+00E9 'é': is this file in that encoding?"),
+            ),
+            (
+                b"\x93quoted\x94",
+                Some("in Windows-1252 text, 93 is U+201C '“': is this file in that encoding?"),
+            ),
+            (b"nbsp\xA0", Some("in Latin-1 (ISO 8859-1) or Windows-1252 text, A0 is U+00A0: is this file in that encoding?")),
+            // 81 is undefined in Windows-1252; C3 80 80 is UTF-8 gone wrong.
+            (b"x\x81y", None),
+            (b"\xC3\x80\x80", None),
+            (
+                b"smile \xED\xA0\xBD\xED\xB8\x80!",
+                Some("ED A0 BD ED B8 80 is a UTF-16 surrogate pair encoded as two 3-byte sequences (CESU-8, as Java's modified UTF-8 and MySQL's utf8mb3 write it); U+1F600 '😀' is F0 9F 98 80 in UTF-8"),
+            ),
+            (b"..\xC0\xAF..", Some("C0 AF is an overlong form of U+002F '/', which is 2F in UTF-8")),
+            (b"\xE0\x81\x81", Some("E0 81 81 is an overlong form of U+0041 'A', which is 41 in UTF-8")),
+            (b"\xF0\x82\x82\xAC", Some("F0 82 82 AC is an overlong form of U+20AC '€', which is E2 82 AC in UTF-8")),
+            (b"\xC0\x80", Some("C0 80 is an overlong form of U+0000, which is 00 in UTF-8")),
+            (b"\xF4\x90\x80\x80", None),
+            (b"ok \xE2\x82", None),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(
+                first_finding(input).hint().as_deref(),
+                expected,
+                "{input:02X?}"
+            );
+        }
+    }
+
+    #[test]
     fn text_report_marks_the_invalid_bytes() {
         let input = b"abc\ndef\xC3\x28xyz";
         let outcome = Outcome {
@@ -422,7 +569,8 @@ mod tests {
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
              \x20 C3 starts a 2-byte sequence, but the next byte, 28, is not a continuation byte (80..BF)\n\
-             \x20 00000000  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
+             \x20 hint: in Latin-1 (ISO 8859-1) or Windows-1252 text, C3 is U+00C3 'Ã': is this file in that encoding?\n\
+             \x20        0  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
              \x20                                ^^                                  ^\n"
         );
     }
@@ -446,7 +594,7 @@ mod tests {
                 r#"{"path":"dir/\"q\".txt","path_exact":true,"status":"invalid","bytes":3,"#,
                 r#""errors":[{"offset":0,"line":1,"column":1,"length":null,"kind":"incomplete","#,
                 r#""description":"input ends inside a multi-byte sequence","#,
-                r#""explanation":"the input ends inside a 4-byte sequence: F0 9F 98","#,
+                r#""explanation":"the input ends inside a 4-byte sequence: F0 9F 98","hint":null,"#,
                 r#""bytes":"F0 9F 98","context_offset":0,"context":"F0 9F 98"}],"#,
                 r#""more_errors":true,"error":null}"#,
                 "\n"
