@@ -184,7 +184,10 @@ impl Subject {
 ///   strategy, where AVX2 is available;
 /// - `validate`, `from_utf8` and `from_utf8_mut`, the dispatched API;
 /// - `StreamValidator`, fed the input in a random [`chunking`];
-/// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s.
+/// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s;
+/// - `validate_offsets` (with `i32`, `i64` or `usize` offsets) and
+///   `validate_batch`, over the input cut into strings by
+///   [`boundary_cuts`].
 pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
     let mut subjects = Vec::new();
     let wanted = |k: Kernel| only.is_none_or(|o| o == k);
@@ -233,7 +236,90 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
             text => Answer::Lossy(text.into_owned()),
         },
     ));
+    subjects.push(Subject::new("validate_offsets", |b, cx| {
+        let cuts = boundary_cuts(b, &mut cx.rng);
+        let result = match cx.rng.below(3) {
+            0 => offsets_as::<i32>(b, &cuts),
+            1 => offsets_as::<i64>(b, &cuts),
+            _ => offsets_as::<usize>(b, &cuts),
+        };
+        batch_answer(b.len(), &cuts, result)
+    }));
+    subjects.push(Subject::new("validate_batch", |b, cx| {
+        let cuts = boundary_cuts(b, &mut cx.rng);
+        let strings: Vec<&[u8]> = cuts.windows(2).map(|w| &b[w[0]..w[1]]).collect();
+        batch_answer(b.len(), &cuts, utf8guard::validate_batch(&strings))
+    }));
     subjects
+}
+
+/// String boundaries for the batch subjects: `0`, the end, and random
+/// positions of bytes that are not continuation bytes (`80..BF`), so that
+/// in valid input every cut is a character boundary. Then the strings are
+/// all valid exactly when the input is, and the first invalid string holds
+/// the input's first error (see [`batch_answer`]).
+pub fn boundary_cuts(input: &[u8], rng: &mut Rng) -> Vec<usize> {
+    let len = input.len();
+    let mut cuts = vec![0];
+    let strings = match rng.below(3) {
+        0 => 1,
+        1 => rng.range(1, 8),
+        _ => rng.range(1, len / 8 + 1),
+    };
+    for _ in 1..strings {
+        let at = rng.below(len + 1);
+        if at == len || !(0x80..0xC0).contains(&input[at]) {
+            cuts.push(at);
+        }
+    }
+    cuts.push(len);
+    cuts.sort_unstable();
+    cuts
+}
+
+fn offsets_as<O: TryFrom<usize> + utf8guard::Offset>(
+    values: &[u8],
+    cuts: &[usize],
+) -> Result<(), utf8guard::BatchError> {
+    let offsets: Vec<O> = cuts.iter().filter_map(|&c| O::try_from(c).ok()).collect();
+    if offsets.len() != cuts.len() {
+        // Does not fit the offset type (over 2 GiB for i32): use usize.
+        return offsets_as::<usize>(values, cuts);
+    }
+    utf8guard::validate_offsets(values, &offsets)
+}
+
+/// A batch result, with the strings cut at `cuts`, as the error of the whole
+/// input: string `i`'s error at `v` is the input's error at `cuts[i] + v`.
+/// A string that ends inside a character (`error_len` `None`) is followed
+/// by a byte that cannot continue it (a cut is never before a continuation
+/// byte), so in the whole input that is a sequence cut short of the same
+/// length, unless it is the last string.
+fn batch_answer(len: usize, cuts: &[usize], result: Result<(), utf8guard::BatchError>) -> Answer {
+    let err = match result {
+        Ok(()) => return Answer::Exact(Ok(())),
+        Err(err) => err,
+    };
+    let (Some(error), Some(&start), Some(&end)) = (
+        err.utf8_error(),
+        cuts.get(err.index()),
+        cuts.get(err.index() + 1),
+    ) else {
+        return Answer::Broken(format!("offsets rejected: {err:?}"));
+    };
+    let valid_up_to = start + error.valid_up_to();
+    let found = match error.error_len() {
+        None if end < len => Found {
+            valid_up_to,
+            error_len: Some(end - valid_up_to),
+            kind: Some(ErrorKind::TooShort),
+        },
+        _ => Found {
+            valid_up_to,
+            ..Found::from_error(&error)
+        },
+    };
+    Answer::Exact(Err(found))
 }
 
 /// Cut points for a chunked feed of `len` bytes, in one of four styles:

@@ -57,6 +57,8 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
         "from_utf8_mut",
         "StreamValidator",
         "from_utf8_lossy",
+        "validate_offsets",
+        "validate_batch",
     ] {
         expected.push(api.into());
     }
@@ -73,7 +75,9 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
             "from_utf8",
             "from_utf8_mut",
             "StreamValidator",
-            "from_utf8_lossy"
+            "from_utf8_lossy",
+            "validate_offsets",
+            "validate_batch"
         ]
     );
 }
