@@ -352,6 +352,16 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Some(m) => {
+            let checked: u64 = Category::ALL
+                .iter()
+                .map(|&c| runner.harness.category_count(c).inputs)
+                .sum();
+            println!(
+                "found after {:.1} s and {} inputs checked (seed {})",
+                elapsed.as_secs_f64(),
+                checked + 1,
+                o.seed
+            );
             report_mismatch(&m, o.seed);
             Ok(ExitCode::FAILURE)
         }
