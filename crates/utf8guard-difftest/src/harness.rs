@@ -94,6 +94,8 @@ pub struct Mismatch {
     pub got: Answer,
     /// The seed of the subject's random stream for this check.
     pub check_seed: u64,
+    /// How long the shrinking took.
+    pub shrink_time: Duration,
 }
 
 /// A cheap digest of an input (its length and up to 32 bytes at each end),
@@ -235,7 +237,9 @@ impl Harness {
         let truth = match oracle(input) {
             Ok(truth) => truth,
             Err(_) => {
+                let t = Instant::now();
                 let shrunk = shrink(input, self.shrink_budget, |b| oracle(b).is_err());
+                let shrink_time = t.elapsed();
                 let (dfa, std) = oracle(&shrunk).err().unwrap_or((
                     Answer::Broken("no longer disagree".into()),
                     Answer::Broken("no longer disagree".into()),
@@ -248,6 +252,7 @@ impl Harness {
                     expected: dfa,
                     got: std,
                     check_seed,
+                    shrink_time,
                 }));
             }
         };
@@ -274,7 +279,9 @@ impl Harness {
                 Err(_) => false,
             }
         };
+        let t = Instant::now();
         let shrunk = shrink(input, self.shrink_budget, &mut fails);
+        let shrink_time = t.elapsed();
         cx.rng = Rng::new(check_seed);
         let got = subject.answer(&shrunk, cx);
         let truth = oracle(&shrunk).unwrap_or(Ok(()));
@@ -286,6 +293,7 @@ impl Harness {
             got,
             shrunk,
             check_seed,
+            shrink_time,
         }
     }
 }
