@@ -70,6 +70,9 @@ pub use stream::StreamValidator;
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
+    if bytes.len() < small::SHORT_DFA {
+        return small::is_short_ascii(bytes) || small::shift_dfa_is_valid(bytes);
+    }
     if small::is_short_ascii(bytes) {
         return true;
     }
@@ -88,7 +91,11 @@ pub fn validate(bytes: &[u8]) -> bool {
 /// ```
 #[inline]
 pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    if !small::is_short_ascii(bytes) {
+    if bytes.len() < small::SHORT_DFA {
+        if !small::is_short_ascii(bytes) && !small::shift_dfa_is_valid(bytes) {
+            kernel::locate(bytes, 0)?;
+        }
+    } else if !small::is_short_ascii(bytes) {
         if let Err(offset) = dispatch::run(bytes) {
             kernel::locate(bytes, offset)?;
         }

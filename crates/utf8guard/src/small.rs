@@ -1,11 +1,25 @@
 //! The path for short inputs, the common case for parsers (keys, field
-//! values): most are ASCII, and for them calling a kernel at all (a
-//! dispatch, a block copy) would cost more than the check. Overlapping
-//! word loads answer "all ASCII?" in a handful of instructions; anything
-//! else goes to the kernel.
+//! values). Calling a kernel costs a dispatch, vector constants and a copy
+//! of the block into a padded buffer: more than the check itself when the
+//! input is a few bytes long. So:
+//!
+//! * inputs shorter than [`SHORT`] that are all ASCII are recognised with
+//!   a few overlapping word loads;
+//! * non-ASCII inputs shorter than [`SHORT_DFA`] run a "shift DFA": the
+//!   minimal UTF-8 automaton (9 states) packed so that one 64-bit table
+//!   entry per byte holds the next state for every current state, 6 bits
+//!   each. A step is a load that does not depend on the state and one
+//!   shift that does: about a cycle per byte, with no branch;
+//! * everything else goes to the kernel.
+//!
+//! The minimal automaton here is checked against the reference DFA on
+//! every input of up to 3 bytes and on all 4-byte sequences with a 4-byte
+//! lead byte (the tests of `validate` and `from_utf8`).
 
-/// Inputs shorter than this take the short path first.
+/// Inputs shorter than this try the all-ASCII test first.
 pub(crate) const SHORT: usize = 64;
+/// Non-ASCII inputs shorter than this run the shift DFA instead of a kernel.
+pub(crate) const SHORT_DFA: usize = 32;
 
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -44,5 +58,118 @@ pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
         (half_word(bytes, 0) | half_word(bytes, len - 4)) & 0x8080_8080 == 0
     } else {
         bytes.iter().fold(0, |acc, &b| acc | b) < 0x80
+    }
+}
+
+// The states of the minimal automaton. A state is stored as its number
+// times 6: the bit offset of its field in a table entry.
+const ACCEPT: u64 = 0;
+const REJECT: u64 = 1;
+/// One more continuation byte `80..BF` to go.
+const TAIL1: u64 = 2;
+/// Two more continuation bytes.
+const TAIL2: u64 = 3;
+/// Three more continuation bytes.
+const TAIL3: u64 = 4;
+/// After `E0`: `A0..BF`, then one more.
+const AFTER_E0: u64 = 5;
+/// After `ED`: `80..9F`, then one more.
+const AFTER_ED: u64 = 6;
+/// After `F0`: `90..BF`, then two more.
+const AFTER_F0: u64 = 7;
+/// After `F4`: `80..8F`, then two more.
+const AFTER_F4: u64 = 8;
+
+/// The transitions of the minimal automaton as (state, first byte, last
+/// byte, next state); anything not listed rejects.
+const TRANSITIONS: [(u64, u8, u8, u64); 16] = [
+    (ACCEPT, 0x00, 0x7F, ACCEPT),
+    (ACCEPT, 0xC2, 0xDF, TAIL1),
+    (ACCEPT, 0xE0, 0xE0, AFTER_E0),
+    (ACCEPT, 0xE1, 0xEC, TAIL2),
+    (ACCEPT, 0xED, 0xED, AFTER_ED),
+    (ACCEPT, 0xEE, 0xEF, TAIL2),
+    (ACCEPT, 0xF0, 0xF0, AFTER_F0),
+    (ACCEPT, 0xF1, 0xF3, TAIL3),
+    (ACCEPT, 0xF4, 0xF4, AFTER_F4),
+    (TAIL1, 0x80, 0xBF, ACCEPT),
+    (TAIL2, 0x80, 0xBF, TAIL1),
+    (TAIL3, 0x80, 0xBF, TAIL2),
+    (AFTER_E0, 0xA0, 0xBF, TAIL1),
+    (AFTER_ED, 0x80, 0x9F, TAIL1),
+    (AFTER_F0, 0x90, 0xBF, TAIL2),
+    (AFTER_F4, 0x80, 0x8F, TAIL2),
+];
+
+/// `SHIFT_TABLE[byte]`: bits `6s .. 6s + 6` hold `6 * next(s, byte)`.
+static SHIFT_TABLE: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        // Every state rejects unless a transition says otherwise.
+        let mut entry = 0u64;
+        let mut s = 0;
+        while s < 9 {
+            entry |= (REJECT * 6) << (s * 6);
+            s += 1;
+        }
+        let mut i = 0;
+        while i < TRANSITIONS.len() {
+            let (from, lo, hi, to) = TRANSITIONS[i];
+            if lo as usize <= b && b <= hi as usize {
+                entry &= !(63 << (from * 6));
+                entry |= (to * 6) << (from * 6);
+            }
+            i += 1;
+        }
+        table[b] = entry;
+        b += 1;
+    }
+    table
+};
+
+/// `true` when `bytes` is well-formed UTF-8, by the shift DFA.
+#[inline(always)]
+pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
+    let mut state = ACCEPT;
+    for &b in bytes {
+        // Only the low 6 bits of `state` matter: `wrapping_shr` masks the
+        // shift amount to them (one `shrx` on x86_64).
+        state = SHIFT_TABLE[b as usize].wrapping_shr(state as u32);
+    }
+    state & 63 == ACCEPT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shift_dfa_matches_the_reference_on_short_inputs() {
+        let mut input = [0u8; 3];
+        for a in 0..=255u8 {
+            assert_eq!(shift_dfa_is_valid(&[a]), utf8guard_dfa::is_valid(&[a]));
+            for b in 0..=255u8 {
+                assert_eq!(
+                    shift_dfa_is_valid(&[a, b]),
+                    utf8guard_dfa::is_valid(&[a, b])
+                );
+                if cfg!(miri) {
+                    continue;
+                }
+                for c in 0..=255u8 {
+                    input = [a, b, c];
+                    assert_eq!(shift_dfa_is_valid(&input), utf8guard_dfa::is_valid(&input));
+                }
+            }
+        }
+        let _ = input;
+    }
+
+    #[test]
+    fn reject_is_absorbing() {
+        assert!(!shift_dfa_is_valid(b"\xFFabc"));
+        assert!(!shift_dfa_is_valid(b"\x80\xC3\xA9"));
+        assert!(shift_dfa_is_valid("é€😀".as_bytes()));
     }
 }

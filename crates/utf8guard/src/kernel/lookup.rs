@@ -179,6 +179,19 @@ pub(crate) const UTF8: Rules = Rules {
     ],
 };
 
+/// Where a sequence would be unfinished: the largest byte value that may
+/// stand 3, 2 and 1 bytes before a boundary (`EF`, `DF`, `BF`) at offsets
+/// 29, 30 and 31, and `FF` (no limit) everywhere else. A vector loaded at
+/// offset `32 - LANES` checks the end of a vector; one loaded at offset 29
+/// checks the 3 bytes before a vector loaded 3 bytes early.
+static INCOMPLETE_MAX: [u8; 64] = {
+    let mut max = [0xFF; 64];
+    max[29] = 0xF0 - 1;
+    max[30] = 0xE0 - 1;
+    max[31] = 0xC0 - 1;
+    max
+};
+
 /// The rules and constants as vectors, made once per call.
 struct Tables<V> {
     byte_1_high: V,
@@ -190,8 +203,10 @@ struct Tables<V> {
     /// `prev3 - 0x70` has its high bit set exactly when `prev3 >= 0xF0`.
     fourth_byte: V,
     high_bit: V,
-    /// Non-zero after saturating subtraction in the last three lanes when
-    /// they hold a lead byte whose sequence cannot end inside the vector.
+    /// Non-zero after saturating subtraction in the three lanes before a
+    /// boundary when they hold a lead byte whose sequence cannot end before
+    /// it: the last three lanes, or with `LOADS` the first three lanes of a
+    /// vector loaded 3 bytes before the boundary.
     incomplete_max: V,
 }
 
@@ -199,13 +214,15 @@ impl<V: SimdU8> Tables<V> {
     /// # Safety
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
-    unsafe fn new(rules: &Rules) -> Self {
-        let mut max = [0xFFu8; 64];
-        max[V::LANES - 3] = 0xF0 - 1;
-        max[V::LANES - 2] = 0xE0 - 1;
-        max[V::LANES - 1] = 0xC0 - 1;
-        // SAFETY: the caller guarantees the instruction set; `max` holds
-        // 64 >= LANES bytes.
+    unsafe fn new(rules: &Rules, loads: bool) -> Self {
+        const { assert!(V::LANES <= 32 && BLOCK % V::LANES == 0) };
+        let max = if loads {
+            INCOMPLETE_MAX[29..29 + V::LANES].as_ptr()
+        } else {
+            INCOMPLETE_MAX[32 - V::LANES..32].as_ptr()
+        };
+        // SAFETY: the caller guarantees the instruction set; `max` points
+        // to LANES bytes of INCOMPLETE_MAX.
         unsafe {
             Tables {
                 byte_1_high: V::table(&rules.byte_1_high),
@@ -215,7 +232,7 @@ impl<V: SimdU8> Tables<V> {
                 third_byte: V::splat(0xE0 - 0x80),
                 fourth_byte: V::splat(0xF0 - 0x80),
                 high_bit: V::splat(0x80),
-                incomplete_max: V::load(max.as_ptr()),
+                incomplete_max: V::load(max),
             }
         }
     }
@@ -240,11 +257,20 @@ fn check_vector<V: SimdU8>(t: &Tables<V>, input: V, prev1: V, prev2: V, prev3: V
 struct Carry<V> {
     /// The block's last vector (used by the shuffle strategy only).
     prev: V,
-    /// The block ended inside a multi-byte sequence.
+    /// The block ended inside a multi-byte sequence (used by the shuffle
+    /// strategy only: with loads, an ASCII block looks 3 bytes back).
     incomplete: bool,
 }
 
-/// Check one 64-byte block; `false` when it holds an error.
+/// What [`check_block`] found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Error,
+    Ascii,
+    Mixed,
+}
+
+/// Check one 64-byte block.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `ptr - 3 .. ptr + 64`
@@ -254,16 +280,24 @@ unsafe fn check_block<V: SimdU8, const LOADS: bool>(
     ptr: *const u8,
     t: &Tables<V>,
     carry: &mut Carry<V>,
-) -> bool {
+) -> Verdict {
     // SAFETY: 64 bytes from `ptr` are readable (caller).
     let block = unsafe { V::load_block(ptr) };
     let vectors = block.as_ref();
     let last = vectors[vectors.len() - 1];
     let any_high = vectors.iter().fold(vectors[0], |acc, &v| acc.or(v));
-    if any_high.is_ascii() {
-        if carry.incomplete {
-            return false;
+    let verdict = if any_high.is_ascii() {
+        let ends_inside = if LOADS {
+            // SAFETY: `ptr - 3 .. ptr - 3 + LANES` is readable (caller).
+            let behind = unsafe { V::load(ptr.wrapping_sub(3)) };
+            behind.saturating_sub(t.incomplete_max).any()
+        } else {
+            carry.incomplete
+        };
+        if ends_inside {
+            return Verdict::Error;
         }
+        Verdict::Ascii
     } else {
         let mut error = vectors[0].xor(vectors[0]);
         for (k, &input) in vectors.iter().enumerate() {
@@ -289,14 +323,37 @@ unsafe fn check_block<V: SimdU8, const LOADS: bool>(
             error = error.or(check_vector(t, input, prev1, prev2, prev3));
         }
         if error.any() {
-            return false;
+            return Verdict::Error;
         }
-        carry.incomplete = last.saturating_sub(t.incomplete_max).any();
-    }
+        if !LOADS {
+            carry.incomplete = last.saturating_sub(t.incomplete_max).any();
+        }
+        Verdict::Mixed
+    };
     if !LOADS {
         carry.prev = last;
     }
-    true
+    verdict
+}
+
+/// Bytes per step in a run of ASCII.
+const ASCII_STEP: usize = 4 * BLOCK;
+
+/// `true` when the [`ASCII_STEP`] bytes at `ptr` are all ASCII.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `ptr .. ptr + ASCII_STEP`
+/// must be valid for reads.
+#[inline(always)]
+unsafe fn is_ascii_step<V: SimdU8>(ptr: *const u8) -> bool {
+    // SAFETY: ASCII_STEP bytes from `ptr` are readable (caller).
+    let first = unsafe { V::load(ptr) };
+    let mut any_high = first;
+    for k in 1..ASCII_STEP / V::LANES {
+        // SAFETY: as above; `k * LANES + LANES <= ASCII_STEP`.
+        any_high = any_high.or(unsafe { V::load(ptr.wrapping_add(k * V::LANES)) });
+    }
+    any_high.is_ascii()
 }
 
 /// Validate `bytes`. `Err(offset)` names the first block with an error: the
@@ -311,7 +368,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     rules: &Rules,
 ) -> Result<(), usize> {
     // SAFETY: the caller guarantees the instruction set.
-    let t = unsafe { Tables::<V>::new(rules) };
+    let t = unsafe { Tables::<V>::new(rules, LOADS) };
     let mut carry = Carry {
         prev: t.low_nibble_mask.xor(t.low_nibble_mask),
         incomplete: false,
@@ -324,14 +381,38 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     let first = len.min(BLOCK);
     buf[PAD..PAD + first].copy_from_slice(&bytes[..first]);
     // SAFETY: `buf` holds PAD look-behind bytes and a whole block after them.
-    if !unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) } {
+    let mut verdict =
+        unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) };
+    if verdict == Verdict::Error {
         return Err(0);
     }
     let mut pos = first;
     while len - pos >= BLOCK {
+        if verdict == Verdict::Ascii {
+            // In a run of ASCII: skip several blocks per step, with one
+            // test for all, until a step has a high bit.
+            let start = pos;
+            while len - pos >= ASCII_STEP {
+                // SAFETY: `pos + ASCII_STEP <= len`: the bytes are in `bytes`.
+                if !unsafe { is_ascii_step::<V>(bytes.as_ptr().wrapping_add(pos)) } {
+                    break;
+                }
+                pos += ASCII_STEP;
+            }
+            if pos != start && !LOADS {
+                // The skipped bytes are ASCII: as look-behind, a vector of
+                // zeros stands for them.
+                carry.prev = t.low_nibble_mask.xor(t.low_nibble_mask);
+            }
+            if len - pos < BLOCK {
+                break;
+            }
+        }
         // SAFETY: `pos >= BLOCK >= PAD`, so `pos - PAD .. pos + BLOCK` is
         // inside `bytes`.
-        if !unsafe { check_block::<V, LOADS>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry) } {
+        verdict =
+            unsafe { check_block::<V, LOADS>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry) };
+        if verdict == Verdict::Error {
             return Err(pos);
         }
         pos += BLOCK;
@@ -343,13 +424,25 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
         let mut buf = [0u8; PAD + BLOCK];
         buf[..PAD + rest].copy_from_slice(&bytes[pos - PAD..]);
         // SAFETY: as for the first block.
-        if !unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) } {
+        if unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) }
+            == Verdict::Error
+        {
             return Err(pos);
         }
-    } else if carry.incomplete {
+    } else if ends_inside_sequence(bytes) {
         // The input ends exactly at a block boundary, inside a sequence.
         // (Where zeros follow the input in a padded block this cannot be.)
         return Err(len);
     }
     Ok(())
+}
+
+/// `true` when `bytes` ends with a lead byte whose sequence needs more bytes
+/// than follow it. Only meaningful for a well-formed prefix.
+#[inline(always)]
+fn ends_inside_sequence(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    (n >= 1 && bytes[n - 1] >= 0xC0)
+        || (n >= 2 && bytes[n - 2] >= 0xE0)
+        || (n >= 3 && bytes[n - 3] >= 0xF0)
 }

@@ -115,5 +115,5 @@ impl SimdU8 for V128 {
 #[target_feature(enable = "sse4.2")]
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V128, false>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V128, true>(bytes, &UTF8) }
 }
