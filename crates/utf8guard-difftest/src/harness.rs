@@ -96,6 +96,9 @@ pub struct Mismatch {
     pub check_seed: u64,
     /// How long the shrinking took.
     pub shrink_time: Duration,
+    /// The other subjects that are also wrong on `shrunk`, with their
+    /// answers: they point at the code that all of them share.
+    pub also_wrong: Vec<(String, Answer)>,
 }
 
 /// A cheap digest of an input (its length and up to 32 bytes at each end),
@@ -135,7 +138,14 @@ impl fmt::Display for Mismatch {
         writeln!(f, "  shrunk to {} bytes (hex):", self.shrunk.len())?;
         writeln!(f, "    {}", hex(&self.shrunk))?;
         writeln!(f, "  expected: {}", self.expected)?;
-        write!(f, "  got:      {}", self.got)
+        write!(f, "  got:      {}", self.got)?;
+        if self.also_wrong.is_empty() && self.subject != "std-vs-dfa" {
+            write!(f, "\n  every other subject is right on the shrunk input")?;
+        }
+        for (name, answer) in &self.also_wrong {
+            write!(f, "\n  also wrong: {name}: {answer}")?;
+        }
+        Ok(())
     }
 }
 
@@ -253,6 +263,7 @@ impl Harness {
                     got: std,
                     check_seed,
                     shrink_time,
+                    also_wrong: Vec::new(),
                 }));
             }
         };
@@ -285,6 +296,14 @@ impl Harness {
         cx.rng = Rng::new(check_seed);
         let got = subject.answer(&shrunk, cx);
         let truth = oracle(&shrunk).unwrap_or(Ok(()));
+        let mut also_wrong = Vec::new();
+        for (j, other) in self.subjects.iter().enumerate() {
+            cx.rng = Rng::new(check_seed);
+            let answer = other.answer(&shrunk, cx);
+            if j != k && !answer.agrees(&shrunk, &truth) {
+                also_wrong.push((other.name().to_string(), answer));
+            }
+        }
         Mismatch {
             subject: subject.name().to_string(),
             category,
@@ -294,6 +313,7 @@ impl Harness {
             shrunk,
             check_seed,
             shrink_time,
+            also_wrong,
         }
     }
 }
