@@ -38,6 +38,28 @@ fn all_three_byte_sequences() {
     }
 }
 
+/// The same on the vector kernels alone, against the DFA: the slim form of
+/// the test above that emulated runs (NEON under qemu) can afford.
+#[test]
+fn all_three_byte_sequences_vector_kernels() {
+    for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                for c in 0..=255u8 {
+                    let input = [a, b, c];
+                    let expected =
+                        utf8guard_dfa::validate(&input).map_err(|e| (e.valid_up_to, e.error_len));
+                    let got = kernel
+                        .from_utf8(&input)
+                        .map(|_| ())
+                        .map_err(|e| (e.valid_up_to(), e.error_len()));
+                    assert_eq!(got, expected, "{kernel} on {input:02X?}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn four_byte_sequences_with_four_byte_leads() {
     for a in 0xF0..=0xF4u8 {
