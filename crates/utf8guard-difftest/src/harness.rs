@@ -328,6 +328,18 @@ pub fn shrink(input: &[u8], budget: Duration, mut fails: impl FnMut(&[u8]) -> bo
     let mut candidate = Vec::with_capacity(best.len());
     loop {
         let before = best.clone();
+        // The shortest failing prefix, then the shortest failing suffix of
+        // that (quadratic, so only for inputs of a few KiB): this removes
+        // whole valid characters at either end, which byte-wise removal
+        // cannot do without making an earlier error.
+        if best.len() <= 4096 {
+            if let Some(end) = (0..best.len()).find(|&end| fails(&best[..end])) {
+                best.truncate(end);
+            }
+            if let Some(start) = (1..best.len()).rev().find(|&start| fails(&best[start..])) {
+                best.drain(..start);
+            }
+        }
         // Remove chunks, from half the input down to single bytes.
         let mut size = best.len().div_ceil(2).max(1);
         loop {
