@@ -357,7 +357,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 .map(|&c| runner.harness.category_count(c).inputs)
                 .sum();
             println!(
-                "found after {:.1} s and {} inputs checked (then {:.1} s of shrinking; seed {})",
+                "found after {:.3} s and {} inputs checked (then {:.1} s of shrinking; seed {})",
                 (elapsed - m.shrink_time).as_secs_f64(),
                 checked + 1,
                 m.shrink_time.as_secs_f64(),

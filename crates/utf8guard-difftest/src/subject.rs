@@ -233,6 +233,12 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
             Cow::Borrowed(s) if s.as_ptr() != b.as_ptr() || s.len() != b.len() => {
                 Answer::Broken("borrowed a string that is not the input".into())
             }
+            // A broken conversion could hand back bytes that are not UTF-8
+            // in a `str`; they must not reach code that assumes UTF-8.
+            text if core::str::from_utf8(text.as_bytes()).is_err() => Answer::Broken(format!(
+                "returned a str that is not UTF-8: {}",
+                crate::harness::hex(text.as_bytes())
+            )),
             text => Answer::Lossy(text.into_owned()),
         },
     ));
