@@ -4,24 +4,29 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-const ABOUT: &str = "Check that files, directories and streams are valid UTF-8, and say \
-                     exactly where and why they are not";
+const ABOUT: &str = "Check that files, directories and streams are valid UTF-8, \
+                     and say exactly where and why they are not";
 
+// The help texts are wrapped by hand: clap prints them as they are.
 const LONG_ABOUT: &str = "\
-Check that files, directories and streams are valid UTF-8 (RFC 3629: no \
-overlong forms, no surrogates, nothing above U+10FFFF, no truncated or stray \
+Check that files, directories and streams are valid UTF-8 (RFC 3629: no
+overlong forms, no surrogates, nothing above U+10FFFF, no truncated or stray
 bytes), and say exactly where and why they are not.
 
-Without a subcommand, utf8guard runs `check`. For each invalid input it \
-prints the path, line and column, the byte offset, the kind of error, the \
-cause in words and the bytes around the error in hex with a marker:
+Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
+each invalid input it prints, per error: the path, line and column, byte
+offset and kind of error; the cause in words; a hint when the bytes look like
+a common mix-up (Latin-1 or Windows-1252 text, CESU-8, overlong forms); and
+the 16 bytes around the error in hex, after the offset of the first one, with
+a marker under the invalid bytes. From corpora/demo/invalid in the sources:
 
-  notes.txt:2:4: invalid UTF-8 at byte 12: multi-byte sequence cut short
+  $ utf8guard customers-latin1.csv
+  customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
     E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
-    00000004  20 6F 6E 65 0A 63 61 66 E9 20 61 75 20 6C 61 69  | one.caf. au lai|
+    hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding?
+          10  74 79 0A 31 2C 4A 6F 73 E9 20 4D FC 6C 6C 65 72  |ty.1,Jos. M.ller|
                                       ^^                                ^
-
-Valid inputs print nothing (see --stats, --list --invert, --json).";
+  customers-latin1.csv: more errors follow (--all or --max-errors N shows them)";
 
 const CHECK_AFTER: &str = "\
 Exit status:
@@ -31,63 +36,68 @@ Exit status:
      still checked and reported)
 
 Inputs:
-  - `-`, or no PATH at all, reads standard input. It is streamed in chunks, in
-    constant memory, and always read to its end (a program writing into the
-    pipe is never cut off). Empty standard input is valid.
+  - `-`, or no PATH at all, reads standard input. It is streamed in chunks,
+    in constant memory, and always read to its end (so that the program
+    writing into the pipe is never cut off). Empty standard input is valid.
   - A directory is walked recursively, entries in byte order of their names,
     hidden ones included. Inside directories only regular files are checked:
-    FIFOs, sockets and devices are skipped (and counted by --stats), and
-    symbolic links are skipped unless --follow is given. Paths named on the
-    command line are always followed.
+    FIFOs, sockets and devices are skipped (--stats counts them), and so are
+    symbolic links unless --follow is given. Paths named on the command line
+    are always followed.
   - A FIFO or a character device named on the command line is read as a
-    stream up to its end (opening a FIFO waits for a writer).
+    stream to its end (opening a FIFO waits for a writer).
   - A missing path, a file or directory without read permission, a socket,
     a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
+    With --json the line is a JSON object with status \"error\" instead.
   - An empty file is valid.
   - Files of 1 MiB and more are memory-mapped. If another process truncates
-    such a file while it is being checked, the system may end utf8guard with
-    SIGBUS; if it rewrites it, the report describes the bytes as they were
-    read.
-  - A file named like a subcommand (check, repair, info, help) must be
-    written `./info`, or follow `check`.
+    such a file while it is checked, the system may end utf8guard with
+    SIGBUS; if it rewrites it, the report describes the bytes as read.
+  - A file named like a subcommand (check, repair, info, help) is written
+    `./info`, or given after `check`.
 
 Positions: byte offsets count from 0; lines and columns from 1. A line ends
-at each LF byte. A column counts characters; an invalid sequence counts as
-one, as the U+FFFD that `utf8guard repair` puts in its place. An invalid
-sequence is the maximal subpart of Unicode's definition (1 to 3 bytes), so
-with --all the errors are those, and exactly those, that `repair` replaces.
+at each LF byte. A column counts characters, and an invalid sequence counts
+as one, like the U+FFFD that `utf8guard repair` puts in its place. An
+invalid sequence is a maximal subpart in Unicode's sense (1 to 3 bytes): with
+--all, the errors reported are the sequences `repair` replaces, and the first
+one is where std::str::from_utf8 and isutf8 stop.
 
 JSON (--json): one object per input, each on its own line, in the order the
-inputs were given (directory entries in byte order of their names):
+inputs are given (directory entries in byte order of their names), e.g.
   {\"path\":\"a.txt\",\"path_exact\":true,\"status\":\"invalid\",\"bytes\":14,
    \"errors\":[{\"offset\":3,\"line\":1,\"column\":4,\"length\":1,
      \"kind\":\"too_short\",\"description\":\"multi-byte sequence cut short\",
-     \"explanation\":\"C3 starts a 2-byte sequence, but the next byte, 28, ...\",
-     \"bytes\":\"C3\",\"context_offset\":0,\"context\":\"61 62 63 C3 28 ...\"}],
+     \"explanation\":\"C3 starts a 2-byte sequence, but the next byte, ...\",
+     \"hint\":null,\"bytes\":\"C3\",\"context_offset\":0,
+     \"context\":\"61 62 63 C3 28 ...\"}],
    \"more_errors\":false,\"error\":null}
-  path            the path as given or found; \"-\" for standard input
-  path_exact      false when the path is not valid Unicode: `path` is then a
-                  lossy copy with U+FFFD
-  status          \"valid\", \"invalid\" or \"error\" (the input could not be read)
-  bytes           the input's size in bytes (for \"error\": bytes read before
-                  the failure, often 0)
-  errors          the errors reported, in order; empty unless \"invalid\"
+  path          the path as given or found; \"-\" for standard input
+  path_exact    false when the path is not valid Unicode: `path` is then a
+                copy with U+FFFD in place of what is not
+  status        \"valid\", \"invalid\", or \"error\" (could not be read)
+  bytes         size of the input in bytes; for \"error\", the bytes read
+                before the failure (often 0)
+  errors        the errors reported, in order; empty unless \"invalid\"
     offset        byte offset of the invalid sequence; for the first error,
                   the length of the valid prefix (std's valid_up_to)
     line, column  1-based; the column counts characters
-    length        bytes in the invalid sequence (1 to 3); null when the input
-                  ends inside a multi-byte sequence
-    kind          unexpected_continuation, invalid_byte, overlong, surrogate,
-                  too_large, too_short or incomplete
+    length        bytes in the invalid sequence (1 to 3); null when the
+                  input ends inside a multi-byte sequence
+    kind          unexpected_continuation, invalid_byte, overlong,
+                  surrogate, too_large, too_short or incomplete
     description   the kind in words
     explanation   the cause, naming the bytes involved
+    hint          a likely mix-up (see above), or null
     bytes         the invalid bytes in hex, e.g. \"E2 82\"
     context_offset, context
-                  the offset and hex of up to 16 bytes around the error (up
-                  to 8 before it)
-  more_errors     true when more errors follow the last one reported (past
-                  the first without --all, past N with --max-errors N)
-  error           why the input could not be read (status \"error\"), else null";
+                  offset and hex of up to 16 bytes around the error (up to
+                  8 before it)
+  more_errors   true when more errors follow the last one reported (past
+                the first without --all, past N with --max-errors N)
+  error         why the input could not be read (status \"error\"), or null
+
+Environment: UTF8GUARD_KERNEL=NAME forces a kernel, as --kernel does.";
 
 /// The `utf8guard` command.
 #[derive(Debug, Parser)]
@@ -153,7 +163,8 @@ pub struct CheckArgs {
     #[arg(short, long, conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"])]
     pub quiet: bool,
 
-    /// Print only the paths of invalid inputs, one per line
+    /// Print only the paths of invalid inputs, one per line (`-` for
+    /// standard input)
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"])]
     pub list: bool,
 
@@ -197,28 +208,28 @@ pub struct CheckArgs {
 }
 
 const REPAIR_ABOUT: &str = "\
-Write a copy of the input with every invalid sequence replaced by U+FFFD \
-(one per maximal subpart, exactly as Rust's String::from_utf8_lossy and the \
-WHATWG Encoding Standard do). Valid input is copied unchanged. The input is \
-never modified: an OUT that is the input itself (the same file, by any \
-name) is refused before anything is written.
+Write a copy of the input with every invalid sequence replaced by U+FFFD,
+one per maximal subpart, exactly as Rust's String::from_utf8_lossy and the
+WHATWG Encoding Standard do. Valid input is copied unchanged.
 
-Large files are memory-mapped and standard input is read in chunks; either \
-way the output is written as it is produced, in constant memory.";
+The input is never modified: an OUT that is the input itself, under any name
+(a hard or symbolic link included), is refused before anything is written.
+Large files are memory-mapped and standard input is read in chunks; either
+way the output is written as it is made, in constant memory.";
 
 const REPAIR_AFTER: &str = "\
 Exit status:
-  0  the input was valid UTF-8: the output is a copy
+  0  the input was valid UTF-8: the output is a copy of it
   1  the input had invalid sequences, now replaced
   2  a usage error, an input that cannot be read, an output that cannot be
      written, or OUT is the input";
 
 const INFO_ABOUT: &str = "\
-Show the version, the CPU features that matter to the kernels, every kernel \
-compiled for this target with whether this CPU can run it, and the kernel in \
-use (the fastest available, or the one UTF8GUARD_KERNEL names).
+Show the version, the CPU features that matter to the kernels, each kernel
+compiled for this target with whether this CPU can run it, and the kernel in
+use: the fastest available, or the one UTF8GUARD_KERNEL names.
 
-Exit status: 0, or 2 when UTF8GUARD_KERNEL names an unknown kernel or one \
+Exit status: 0, or 2 when UTF8GUARD_KERNEL names an unknown kernel or one
 this CPU cannot run.";
 
 /// Options of `repair`.

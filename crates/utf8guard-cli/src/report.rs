@@ -195,12 +195,12 @@ impl Finding {
         if isolated {
             let c = windows_1252(first)?;
             let which = if first >= 0xA0 {
-                "Latin-1 (ISO 8859-1) or Windows-1252"
+                "Latin-1 or Windows-1252"
             } else {
                 "Windows-1252"
             };
             return Some(format!(
-                "in {which} text, {first:02X} is {}: is this file in that encoding?",
+                "in {which}, {first:02X} is {}: is the file in that encoding?",
                 show(c)
             ));
         }
@@ -522,13 +522,16 @@ mod tests {
         let cases: &[(&[u8], Option<&str>)] = &[
             (
                 b"caf\xE9 au lait",
-                Some("in Latin-1 (ISO 8859-1) or Windows-1252 text, E9 is U+00E9 'é': is this file in that encoding?"),
+                Some("in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding?"),
             ),
             (
                 b"\x93quoted\x94",
-                Some("in Windows-1252 text, 93 is U+201C '“': is this file in that encoding?"),
+                Some("in Windows-1252, 93 is U+201C '“': is the file in that encoding?"),
             ),
-            (b"nbsp\xA0", Some("in Latin-1 (ISO 8859-1) or Windows-1252 text, A0 is U+00A0: is this file in that encoding?")),
+            (
+                b"nbsp\xA0",
+                Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding?"),
+            ),
             // 81 is undefined in Windows-1252; C3 80 80 is UTF-8 gone wrong.
             (b"x\x81y", None),
             (b"\xC3\x80\x80", None),
@@ -569,7 +572,7 @@ mod tests {
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
              \x20 C3 starts a 2-byte sequence, but the next byte, 28, is not a continuation byte (80..BF)\n\
-             \x20 hint: in Latin-1 (ISO 8859-1) or Windows-1252 text, C3 is U+00C3 'Ã': is this file in that encoding?\n\
+             \x20 hint: in Latin-1 or Windows-1252, C3 is U+00C3 'Ã': is the file in that encoding?\n\
              \x20        0  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
              \x20                                ^^                                  ^\n"
         );

@@ -1,0 +1,1363 @@
+//! The `utf8guard` command as a user runs it: every subcommand, option and
+//! exit status, special inputs, and agreement with std and `isutf8`.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_utf8guard");
+
+/// The command, with no kernel forced from the environment.
+fn cmd() -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("UTF8GUARD_KERNEL");
+    c
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Every error std finds when decoding goes on after each invalid sequence:
+/// (offset, length).
+fn std_errors(bytes: &[u8]) -> Vec<(u64, Option<u64>)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Err(e) = std::str::from_utf8(&bytes[pos..]) {
+        let at = pos + e.valid_up_to();
+        out.push((at as u64, e.error_len().map(|n| n as u64)));
+        match e.error_len() {
+            Some(n) => pos = at + n,
+            None => break,
+        }
+    }
+    out
+}
+
+/// Line and column (1-based, in characters with each invalid sequence as
+/// one U+FFFD) of `offset`, from std's lossy decoding.
+fn std_line_column(bytes: &[u8], offset: usize) -> (u64, u64) {
+    let before = &bytes[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count() as u64
+        + 1;
+    (line, column)
+}
+
+/// Parses `--json` output: one object per line.
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+/// (offset, length, line, column) of each error of a JSON report.
+fn json_errors(report: &Value) -> Vec<(u64, Option<u64>, u64, u64)> {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["offset"].as_u64().unwrap(),
+                e["length"].as_u64(),
+                e["line"].as_u64().unwrap(),
+                e["column"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// What the JSON report's errors must be, from std.
+fn expected_errors(bytes: &[u8]) -> Vec<(u64, Option<u64>, u64, u64)> {
+    std_errors(bytes)
+        .into_iter()
+        .map(|(at, len)| {
+            let (line, column) = std_line_column(bytes, at as usize);
+            (at, len, line, column)
+        })
+        .collect()
+}
+
+/// Text with errors of every kind spread over lines.
+fn sample_with_errors() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice("Grüße, κόσμε 🌍\n".as_bytes());
+    bytes.extend_from_slice(b"caf\xE9 au lait \x93quoted\x94\n");
+    bytes.extend_from_slice(b"cesu \xED\xA0\xBD\xED\xB8\x80 overlong \xC0\xAF \xE0\x80\x80\n");
+    bytes.extend_from_slice(b"big \xF4\x90\x80\x80 bad \xFF\xFE short \xE2\x82x \xF0\x9F\x98\n");
+    bytes.extend_from_slice("日本語 end \u{10FFFF}".as_bytes());
+    bytes.extend_from_slice(b" \xF0\x9F\x98");
+    bytes
+}
+
+// ------------------------------------------------------------- check ----
+
+#[test]
+fn a_valid_file_prints_nothing_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ok.txt");
+    fs::write(&path, "Grüße 🌍 日本語 κόσμε\n").unwrap();
+    cmd().arg(&path).assert().code(0).stdout("").stderr("");
+}
+
+#[test]
+fn the_report_on_an_invalid_file_is_exact_and_matches_the_help() {
+    let expected = "\
+customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
+  E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
+  hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding?
+        10  74 79 0A 31 2C 4A 6F 73 E9 20 4D FC 6C 6C 65 72  |ty.1,Jos. M.ller|
+                                    ^^                                ^
+customers-latin1.csv: more errors follow (--all or --max-errors N shows them)
+";
+    cmd()
+        .current_dir(repo_root().join("corpora/demo/invalid"))
+        .arg("customers-latin1.csv")
+        .assert()
+        .code(1)
+        .stdout(expected)
+        .stderr("");
+    // `--help` shows the same report as its example.
+    let help = cmd().arg("--help").output().unwrap();
+    let help = stdout_of(&help);
+    for line in expected.lines() {
+        assert!(
+            help.contains(&format!("\n  {line}\n")),
+            "--help lacks the line {line:?}"
+        );
+    }
+}
+
+#[test]
+fn all_reports_every_error_with_std_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.txt");
+    let bytes = sample_with_errors();
+    fs::write(&path, &bytes).unwrap();
+    let output = cmd()
+        .arg("--all")
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports.len(), 1);
+    let expected = expected_errors(&bytes);
+    assert_eq!(json_errors(&reports[0]), expected);
+    // The positions spelled out, so that a shared mistake cannot hide.
+    let offsets: Vec<u64> = expected.iter().map(|e| e.0).collect();
+    assert_eq!(
+        offsets,
+        [
+            28, 38, 45, 52, 53, 54, 55, 56, 57, 68, 69, 71, 72, 73, 79, 80, 81, 82, 88, 89, 97,
+            101, 124
+        ]
+    );
+    assert_eq!(expected[0], (28, Some(1), 2, 4));
+    assert_eq!(*expected.last().unwrap(), (124, None, 5, 11));
+    assert_eq!(reports[0]["more_errors"], false);
+
+    // The text report has a header line per error, in the same order.
+    let text = cmd().arg("--all").arg(&path).output().unwrap();
+    let headers: Vec<String> = stdout_of(&text)
+        .lines()
+        .filter(|l| l.contains(": invalid UTF-8 at byte "))
+        .map(|l| l[path.to_str().unwrap().len()..].to_owned())
+        .collect();
+    let expected_headers: Vec<String> = expected
+        .iter()
+        .map(|(at, _, line, column)| format!(":{line}:{column}: invalid UTF-8 at byte {at}"))
+        .collect();
+    assert_eq!(headers.len(), expected_headers.len());
+    for (got, want) in headers.iter().zip(&expected_headers) {
+        assert!(got.starts_with(want), "{got} vs {want}");
+    }
+}
+
+#[test]
+fn max_errors_limits_the_report_and_says_more_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.txt");
+    fs::write(&path, sample_with_errors()).unwrap();
+    let output = cmd()
+        .args(["--json", "--max-errors", "3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(
+        json_errors(&reports[0]),
+        [
+            (28, Some(1), 2, 4),
+            (38, Some(1), 2, 14),
+            (45, Some(1), 2, 21)
+        ]
+    );
+    assert_eq!(reports[0]["more_errors"], true);
+
+    let text = cmd().args(["-m", "3"]).arg(&path).output().unwrap();
+    let text = stdout_of(&text);
+    assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 3);
+    assert!(text.ends_with(&format!(
+        "{}: more errors follow (--all or --max-errors N shows them)\n",
+        path.display()
+    )));
+
+    // As many as there are: nothing more follows.
+    let output = cmd()
+        .args(["--json", "-m", "23"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports[0]["errors"].as_array().unwrap().len(), 23);
+    assert_eq!(reports[0]["more_errors"], false);
+}
+
+#[test]
+fn a_missing_file_is_status_2_and_the_others_are_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.txt");
+    let bad = dir.path().join("bad.txt");
+    let missing = dir.path().join("missing.txt");
+    fs::write(&good, "fine\n").unwrap();
+    fs::write(&bad, b"x\xFF").unwrap();
+    let output = cmd().arg(&good).arg(&missing).arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&output),
+        format!(
+            "utf8guard: {}: No such file or directory\n",
+            missing.display()
+        )
+    );
+    let stdout = stdout_of(&output);
+    assert!(stdout.starts_with(&format!(
+        "{}:1:2: invalid UTF-8 at byte 1: byte that never appears in UTF-8\n",
+        bad.display()
+    )));
+}
+
+#[test]
+fn json_has_one_object_per_input_with_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.txt");
+    let bad = dir.path().join("bad.txt");
+    let missing = dir.path().join("missing.txt");
+    fs::write(&good, "ok ✓\n").unwrap();
+    fs::write(&bad, b"ab\xE2\x82").unwrap();
+    let output = cmd()
+        .arg("--json")
+        .arg(&good)
+        .arg(&bad)
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr_of(&output), "");
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports.len(), 3);
+
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let top = [
+        "bytes",
+        "error",
+        "errors",
+        "more_errors",
+        "path",
+        "path_exact",
+        "status",
+    ];
+    for report in &reports {
+        assert_eq!(keys(report), top);
+    }
+    assert_eq!(reports[0]["path"], good.to_str().unwrap());
+    assert_eq!(reports[0]["path_exact"], true);
+    assert_eq!(reports[0]["status"], "valid");
+    assert_eq!(reports[0]["bytes"], 7);
+    assert_eq!(reports[0]["errors"], Value::Array(vec![]));
+    assert_eq!(reports[0]["error"], Value::Null);
+
+    assert_eq!(reports[1]["status"], "invalid");
+    assert_eq!(reports[1]["bytes"], 4);
+    let error = &reports[1]["errors"][0];
+    let mut error_keys = keys(error);
+    error_keys.sort();
+    assert_eq!(
+        error_keys,
+        [
+            "bytes",
+            "column",
+            "context",
+            "context_offset",
+            "description",
+            "explanation",
+            "hint",
+            "kind",
+            "length",
+            "line",
+            "offset"
+        ]
+    );
+    assert_eq!(error["offset"], 2);
+    assert_eq!(error["line"], 1);
+    assert_eq!(error["column"], 3);
+    assert_eq!(error["length"], Value::Null);
+    assert_eq!(error["kind"], "incomplete");
+    assert_eq!(
+        error["description"],
+        "input ends inside a multi-byte sequence"
+    );
+    assert_eq!(
+        error["explanation"],
+        "the input ends inside a 3-byte sequence: E2 82"
+    );
+    assert_eq!(error["hint"], Value::Null);
+    assert_eq!(error["bytes"], "E2 82");
+    assert_eq!(error["context_offset"], 0);
+    assert_eq!(error["context"], "61 62 E2 82");
+
+    assert_eq!(reports[2]["status"], "error");
+    assert_eq!(reports[2]["error"], "No such file or directory");
+    assert_eq!(reports[2]["bytes"], 0);
+}
+
+#[test]
+fn every_kind_has_its_json_name() {
+    let cases: &[(&[u8], &str, Option<u64>)] = &[
+        (b"\x80", "unexpected_continuation", Some(1)),
+        (b"\xC0\x80", "invalid_byte", Some(1)),
+        (b"\xE0\x80\x80", "overlong", Some(1)),
+        (b"\xED\xA0\x80", "surrogate", Some(1)),
+        (b"\xF4\x90\x80\x80", "too_large", Some(1)),
+        (b"\xE2\x82x", "too_short", Some(2)),
+        (b"\xE2\x82", "incomplete", None),
+    ];
+    for &(input, kind, length) in cases {
+        let output = cmd().arg("--json").write_stdin(input).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let report = &json_lines(&stdout_of(&output))[0];
+        assert_eq!(report["path"], "-");
+        assert_eq!(report["errors"][0]["kind"], kind, "{input:02X?}");
+        assert_eq!(
+            report["errors"][0]["length"].as_u64(),
+            length,
+            "{input:02X?}"
+        );
+    }
+}
+
+#[test]
+fn quiet_prints_nothing_but_unreadable_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.txt");
+    let bad = dir.path().join("bad.txt");
+    fs::write(&good, "fine\n").unwrap();
+    fs::write(&bad, b"\xFF").unwrap();
+    cmd()
+        .arg("-q")
+        .arg(&good)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    cmd()
+        .arg("--quiet")
+        .arg(&good)
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("");
+    let missing = dir.path().join("nope");
+    cmd()
+        .arg("-q")
+        .arg(&bad)
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: {}: No such file or directory\n",
+            missing.display()
+        ));
+}
+
+/// A tree: a.txt valid, b.txt invalid, sub/c.txt invalid, sub/d.txt valid.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    fs::write(dir.path().join("b.txt"), b"beta \xFF\n").unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    fs::write(dir.path().join("sub/c.txt"), b"\xC3").unwrap();
+    fs::write(dir.path().join("sub/d.txt"), "δέλτα\n").unwrap();
+    dir
+}
+
+#[test]
+fn list_names_invalid_inputs_and_invert_names_valid_ones() {
+    let dir = tree();
+    let root = dir.path().display().to_string();
+    cmd()
+        .arg("--list")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/b.txt\n{root}/sub/c.txt\n"))
+        .stderr("");
+    cmd()
+        .arg("--invert")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/a.txt\n{root}/sub/d.txt\n"))
+        .stderr("");
+    cmd()
+        .args(["-l", "-i"])
+        .arg(dir.path().join("a.txt"))
+        .assert()
+        .code(0)
+        .stdout(format!("{root}/a.txt\n"));
+    // Standard input is listed as `-`.
+    cmd()
+        .arg("-l")
+        .write_stdin(&b"\x80"[..])
+        .assert()
+        .code(1)
+        .stdout("-\n");
+}
+
+#[test]
+fn directories_are_walked_in_name_order_whatever_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = Vec::new();
+    for i in 0..40 {
+        let name = format!("f{:02}.txt", 39 - i);
+        let body: Vec<u8> = if i % 3 == 0 {
+            format!("file {i} \u{1F600}").into_bytes()
+        } else {
+            let mut b = format!("file {i} ").into_bytes();
+            b.push(0x80 + i as u8);
+            b
+        };
+        fs::write(dir.path().join(&name), &body).unwrap();
+        expected.push((name, body));
+    }
+    expected.sort();
+    let run = |jobs: &str| {
+        let output = cmd()
+            .args(["--json", "--all", "--jobs", jobs])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        stdout_of(&output)
+    };
+    let one = run("1");
+    assert_eq!(run("2"), one);
+    assert_eq!(run("4"), one);
+    let reports = json_lines(&one);
+    assert_eq!(reports.len(), 40);
+    for (report, (name, body)) in reports.iter().zip(&expected) {
+        assert_eq!(
+            report["path"],
+            dir.path().join(name).to_str().unwrap(),
+            "order"
+        );
+        assert_eq!(json_errors(report), expected_errors(body), "{name}");
+    }
+}
+
+#[test]
+fn every_kernel_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.txt");
+    let mut bytes = "Grüße 🌍 ".repeat(20_000).into_bytes();
+    bytes.extend_from_slice(&sample_with_errors());
+    bytes.extend_from_slice("κόσμε".repeat(1000).as_bytes());
+    fs::write(&path, &bytes).unwrap();
+    let reference = cmd().args(["--all", "--json"]).arg(&path).output().unwrap();
+    let reports = json_lines(&stdout_of(&reference));
+    assert_eq!(json_errors(&reports[0]), expected_errors(&bytes));
+    let mut tried = 0;
+    for kernel in utf8guard::Kernel::available() {
+        for jobs in ["1", "2"] {
+            let output = cmd()
+                .args(["--all", "--json", "--kernel", kernel.name(), "-j", jobs])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert_eq!(
+                output.stdout, reference.stdout,
+                "kernel {kernel}, {jobs} jobs"
+            );
+            assert_eq!(output.status.code(), Some(1));
+        }
+        // The environment variable chooses the same way.
+        let output = cmd()
+            .env("UTF8GUARD_KERNEL", kernel.name())
+            .args(["--all", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.stdout, reference.stdout, "UTF8GUARD_KERNEL={kernel}");
+        tried += 1;
+    }
+    assert!(tried >= 1);
+}
+
+#[test]
+fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
+    let names: Vec<&str> = utf8guard::Kernel::ALL.iter().map(|k| k.name()).collect();
+    cmd()
+        .args(["--kernel", "avx512", "-"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: --kernel avx512: unknown kernel; kernels here: {}\n",
+            names.join(", ")
+        ));
+    cmd()
+        .env("UTF8GUARD_KERNEL", "turbo")
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; kernels here: {}\n",
+            names.join(", ")
+        ));
+    // --kernel wins over the environment.
+    cmd()
+        .env("UTF8GUARD_KERNEL", "turbo")
+        .args(["--kernel", "scalar"])
+        .write_stdin("x")
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
+#[test]
+fn stats_count_inputs_bytes_and_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "aé€🌍\n").unwrap(); // 11 bytes
+    fs::write(dir.path().join("b.txt"), b"x\xFFy\xC3\xA9").unwrap(); // 5 bytes
+    let output = cmd().args(["--stats", "-q"]).arg(dir.path()).output();
+    // --quiet and --stats conflict: a usage error.
+    assert_eq!(output.unwrap().status.code(), Some(2));
+
+    let output = cmd()
+        .args(["--stats", "--all", "--kernel", "scalar", "-j", "1"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = stderr_of(&output);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(
+        lines[0],
+        "utf8guard: inputs: 2: 1 valid, 1 invalid, 0 unreadable"
+    );
+    assert_eq!(lines[1], "utf8guard: bytes: 16 (16 B)");
+    // a é € 🌍 \n, then x y é around the invalid byte.
+    assert_eq!(
+        lines[2],
+        "utf8guard: characters in the well-formed parts: 8: 4 of 1 byte, 2 of 2, 1 of 3, 1 of 4"
+    );
+    assert!(lines[3].starts_with("utf8guard: time: "), "{}", lines[3]);
+    assert!(
+        lines[3].ends_with("/s, kernel scalar (forced), 1 job"),
+        "{}",
+        lines[3]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_are_followed_only_when_asked() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.txt");
+    fs::write(&real, b"\xFF").unwrap();
+    symlink(&real, dir.path().join("link.txt")).unwrap();
+    let root = dir.path().display().to_string();
+    cmd()
+        .arg("-l")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/real.txt\n"));
+    cmd()
+        .args(["-l", "--follow"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/link.txt\n{root}/real.txt\n"));
+    // A link named on the command line is followed.
+    cmd()
+        .arg("-l")
+        .arg(dir.path().join("link.txt"))
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/link.txt\n"));
+
+    // A loop and a dangling link, with --follow: errors, status 2.
+    symlink(".", dir.path().join("loop")).unwrap();
+    symlink("nowhere", dir.path().join("dangling")).unwrap();
+    cmd()
+        .args(["-l", "-L"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stdout(format!("{root}/link.txt\n{root}/real.txt\n"))
+        .stderr(format!(
+            "utf8guard: {root}/dangling: broken symbolic link: No such file or directory\n\
+             utf8guard: {root}/loop: symbolic link loop: this directory contains itself\n"
+        ));
+    // Without --follow, both are skipped.
+    cmd()
+        .arg("-l")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(format!("{root}/real.txt\n"))
+        .stderr("");
+}
+
+#[test]
+fn empty_files_and_empty_stdin_are_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    fs::write(&empty, b"").unwrap();
+    cmd().arg(&empty).assert().code(0).stdout("").stderr("");
+    cmd().write_stdin("").assert().code(0).stdout("").stderr("");
+    let output = cmd()
+        .arg("--json")
+        .arg(&empty)
+        .arg("-")
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports.len(), 2);
+    for report in &reports {
+        assert_eq!(report["status"], "valid");
+        assert_eq!(report["bytes"], 0);
+    }
+    assert_eq!(reports[1]["path"], "-");
+}
+
+#[test]
+fn stdin_is_streamed_with_the_positions_a_file_gets() {
+    // Errors placed around the 256 KiB reads of the stream, one split
+    // across two reads.
+    let mut bytes = "Grüße\n".repeat(50_000).into_bytes(); // 400 KB
+    let chunk = 256 << 10;
+    bytes[chunk - 1] = 0xE2; // E2 | 82 41: cut short across the boundary
+    bytes[chunk] = 0x82;
+    bytes[chunk + 1] = b'A';
+    bytes[chunk + 9] = 0xFF;
+    bytes[chunk * 3 / 2] = 0xC0;
+    bytes.extend_from_slice(b"\xF0\x9F");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    fs::write(&path, &bytes).unwrap();
+    let expected = expected_errors(&bytes);
+    let chunk = chunk as u64;
+    let spans: Vec<(u64, Option<u64>)> = expected.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(
+        spans,
+        [
+            (chunk - 1, Some(2)),
+            (chunk + 9, Some(1)),
+            (chunk * 3 / 2, Some(1)),
+            (400_000, None)
+        ]
+    );
+
+    let from_file = cmd().args(["--all", "--json"]).arg(&path).output().unwrap();
+    let from_stdin = cmd()
+        .args(["--all", "--json"])
+        .write_stdin(bytes.clone())
+        .output()
+        .unwrap();
+    for output in [&from_file, &from_stdin] {
+        assert_eq!(output.status.code(), Some(1));
+        let report = &json_lines(&stdout_of(output))[0];
+        assert_eq!(json_errors(report), expected);
+        assert_eq!(report["bytes"], bytes.len() as u64);
+    }
+    // The same context bytes too: the reports differ only in the path.
+    let file_text = stdout_of(&from_file).replace(path.to_str().unwrap(), "-");
+    assert_eq!(file_text, stdout_of(&from_stdin));
+}
+
+#[test]
+fn large_files_are_mapped_and_split_with_the_same_errors() {
+    let mut bytes = "Grüße, κόσμε, 日本語, 🌍!\n".repeat(120_000).into_bytes(); // 4.3 MB
+    let len = bytes.len();
+    bytes[len / 3] = 0xFF;
+    bytes[len - 100] = 0xED;
+    bytes[len - 99] = 0xA0;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.txt");
+    fs::write(&path, &bytes).unwrap();
+    let expected = expected_errors(&bytes);
+    for jobs in ["1", "2", "3"] {
+        let output = cmd()
+            .args(["--all", "--json", "-j", jobs])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(json_errors(&json_lines(&stdout_of(&output))[0]), expected);
+        // Without --all: the first error, the one std reports.
+        let output = cmd()
+            .args(["--json", "-j", jobs])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let report = &json_lines(&stdout_of(&output))[0];
+        assert_eq!(json_errors(report), expected[..1]);
+        assert_eq!(report["more_errors"], true);
+    }
+}
+
+#[test]
+fn a_file_named_like_a_subcommand_is_checked_after_check_or_with_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("info"), b"\xFF").unwrap();
+    cmd()
+        .current_dir(dir.path())
+        .args(["-l", "./info"])
+        .assert()
+        .code(1)
+        .stdout("./info\n");
+    cmd()
+        .current_dir(dir.path())
+        .args(["check", "-l", "info"])
+        .assert()
+        .code(1)
+        .stdout("info\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_unicode_is_reported_lossily() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(OsStr::from_bytes(b"bad\xFF.txt"));
+    fs::write(&path, b"\x80").unwrap();
+    let output = cmd().arg("--json").arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = &json_lines(&stdout_of(&output))[0];
+    assert_eq!(report["path_exact"], false);
+    assert_eq!(
+        report["path"],
+        format!("{}/bad\u{FFFD}.txt", dir.path().display())
+    );
+}
+
+// ---------------------------------------------------- special inputs ----
+
+fn have(tool: &str) -> bool {
+    StdCommand::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_on_the_command_line_is_read_as_a_stream() {
+    if !have("mkfifo") {
+        eprintln!("SKIPPED: mkfifo not found");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(StdCommand::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // The writer: a shell that fills the FIFO once a reader opens it.
+    let mut writer = StdCommand::new("sh")
+        .arg("-c")
+        .arg("printf 'line one\\nab\\377cd' > \"$0\"")
+        .arg(&fifo)
+        .spawn()
+        .unwrap();
+    let output = cmd()
+        .args(["--json", "--all"])
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let _ = writer.kill();
+    let _ = writer.wait();
+    assert_eq!(output.status.code(), Some(1));
+    let report = &json_lines(&stdout_of(&output))[0];
+    assert_eq!(json_errors(report), [(11, Some(1), 2, 3)]);
+    assert_eq!(report["bytes"], 14);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_from_process_substitution_is_read_as_a_stream() {
+    if !have("bash") {
+        eprintln!("SKIPPED: bash not found");
+        return;
+    }
+    let output = StdCommand::new("bash")
+        .arg("-c")
+        .arg("\"$0\" --json <(printf 'ok\\n\\xE2\\x82')")
+        .arg(BIN)
+        .env_remove("UTF8GUARD_KERNEL")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = &json_lines(&stdout_of(&output))[0];
+    assert!(report["path"].as_str().unwrap().starts_with("/dev/fd/"));
+    assert_eq!(json_errors(report), [(3, None, 2, 1)]);
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_inside_directories_are_skipped() {
+    if !have("mkfifo") {
+        eprintln!("SKIPPED: mkfifo not found");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "fine").unwrap();
+    assert!(StdCommand::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap()
+        .success());
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+    // Nothing blocks on the FIFO: it is skipped, and counted.
+    let output = cmd()
+        .arg("--stats")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+    assert!(stderr_of(&output).starts_with(
+        "utf8guard: inputs: 1: 1 valid, 0 invalid, 0 unreadable; \
+         skipped in directories: 2 special files, 0 symbolic links\n"
+    ));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_socket_named_on_the_command_line_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sock");
+    let _socket = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    fs::write(dir.path().join("a.txt"), b"\xFF").unwrap();
+    cmd()
+        .arg("-l")
+        .arg(&path)
+        .arg(dir.path().join("a.txt"))
+        .assert()
+        .code(2)
+        .stdout(format!("{}/a.txt\n", dir.path().display()))
+        .stderr(format!(
+            "utf8guard: {}: is a socket, which cannot be read as a file\n",
+            path.display()
+        ));
+}
+
+#[test]
+fn a_directory_given_to_repair_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    cmd()
+        .arg("repair")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: {}: is a directory\n",
+            dir.path().display()
+        ));
+}
+
+/// Runs the command as the unprivileged user `nobody` when the tests run as
+/// root (root reads everything, so permissions could not be tested), with
+/// a copy of the binary that `nobody` can execute.
+#[cfg(unix)]
+fn unprivileged(dir: &Path) -> Option<StdCommand> {
+    let euid = StdCommand::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&euid.stdout).trim() != "0" {
+        return Some(StdCommand::new(BIN));
+    }
+    if !have("setpriv") {
+        return None;
+    }
+    let bin = dir.join("utf8guard");
+    fs::copy(BIN, &bin).ok()?;
+    let mut c = StdCommand::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin);
+    Some(c)
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_directories_and_files_are_errors_and_the_rest_is_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let outer = tempfile::tempdir().unwrap();
+    fs::set_permissions(outer.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let Some(mut command) = unprivileged(outer.path()) else {
+        eprintln!("SKIPPED: running as root without setpriv: permissions cannot be tested");
+        return;
+    };
+    let root = outer.path().join("tree");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("a.txt"), b"\xFF").unwrap();
+    let locked = root.join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::write(locked.join("hidden.txt"), "x").unwrap();
+    let secret = root.join("secret.txt");
+    fs::write(&secret, "x").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+    let output = command
+        .env_remove("UTF8GUARD_KERNEL")
+        .arg("-l")
+        .arg(&root)
+        .output()
+        .unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr_of(&output));
+    assert_eq!(stdout_of(&output), format!("{}/a.txt\n", root.display()));
+    assert_eq!(
+        stderr_of(&output),
+        format!(
+            "utf8guard: {0}/locked: cannot list directory: Permission denied\n\
+             utf8guard: {0}/secret.txt: cannot open: Permission denied\n",
+            root.display()
+        )
+    );
+}
+
+// ------------------------------------------------------------ output ----
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
+    let mut child = StdCommand::new(BIN)
+        .args(["--all"])
+        .arg(&path)
+        .env_remove("UTF8GUARD_KERNEL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read a little, then hang up, as `head` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+// ------------------------------------------------------------ repair ----
+
+#[test]
+fn repair_writes_what_std_lossy_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let output = dir.path().join("out.txt");
+    let bytes = sample_with_errors();
+    fs::write(&input, &bytes).unwrap();
+    let expected = String::from_utf8_lossy(&bytes).into_owned();
+    // To a file.
+    cmd()
+        .arg("repair")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("");
+    assert_eq!(fs::read_to_string(&output).unwrap(), expected);
+    assert_eq!(fs::read(&input).unwrap(), bytes, "the input is untouched");
+    // To stdout, from a file and from stdin.
+    cmd()
+        .arg("repair")
+        .arg(&input)
+        .assert()
+        .code(1)
+        .stdout(expected.clone());
+    cmd()
+        .args(["repair", "-", "-o", "-"])
+        .write_stdin(bytes.clone())
+        .assert()
+        .code(1)
+        .stdout(expected);
+    // Valid input is copied unchanged, status 0.
+    let valid = "Grüße 🌍\n";
+    cmd()
+        .args(["repair", "-"])
+        .write_stdin(valid)
+        .assert()
+        .code(0)
+        .stdout(valid);
+}
+
+#[test]
+fn repair_of_large_inputs_matches_std() {
+    // Over the mapping threshold and many 1 MiB pieces, with errors and
+    // characters at and across piece boundaries.
+    let mut bytes = "€uro 🌍 ".repeat(400_000).into_bytes(); // 5.6 MB
+    for (i, at) in [(1usize << 20) - 1, 1 << 20, (2 << 20) + 1, 3 << 20]
+        .into_iter()
+        .enumerate()
+    {
+        bytes[at] = [0xFF, 0x80, 0xE2, 0xC0][i];
+    }
+    bytes.extend_from_slice(b"\xF0\x9F\x98");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let output = dir.path().join("out.txt");
+    fs::write(&input, &bytes).unwrap();
+    let expected = String::from_utf8_lossy(&bytes).into_owned();
+    cmd()
+        .arg("repair")
+        .arg(&input)
+        .arg("--output")
+        .arg(&output)
+        .assert()
+        .code(1);
+    assert!(fs::read(&output).unwrap() == expected.as_bytes());
+    let from_stdin = cmd()
+        .arg("repair")
+        .arg("-")
+        .write_stdin(bytes.clone())
+        .output()
+        .unwrap();
+    assert_eq!(from_stdin.status.code(), Some(1));
+    assert!(from_stdin.stdout == expected.as_bytes());
+}
+
+#[test]
+fn repair_never_writes_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    fs::write(&input, b"x\xFFy").unwrap();
+    cmd()
+        .arg("repair")
+        .arg(&input)
+        .arg("-o")
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: {}: the output is the input itself; repair never changes its input \
+             (write elsewhere, then move the result)\n",
+            input.display()
+        ));
+    assert_eq!(fs::read(&input).unwrap(), b"x\xFFy");
+    // Nor through another name for the same file.
+    #[cfg(unix)]
+    {
+        let other = dir.path().join("hard-link.txt");
+        fs::hard_link(&input, &other).unwrap();
+        cmd()
+            .arg("repair")
+            .arg(&input)
+            .arg("-o")
+            .arg(&other)
+            .assert()
+            .code(2);
+        std::os::unix::fs::symlink(&input, dir.path().join("sym.txt")).unwrap();
+        cmd()
+            .arg("repair")
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path().join("sym.txt"))
+            .assert()
+            .code(2);
+        assert_eq!(fs::read(&input).unwrap(), b"x\xFFy");
+    }
+    // A missing input: status 2, and no output file is made.
+    let out = dir.path().join("out.txt");
+    cmd()
+        .arg("repair")
+        .arg(dir.path().join("nope"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "utf8guard: {}: cannot open: No such file or directory\n",
+            dir.path().join("nope").display()
+        ));
+    assert!(!out.exists());
+}
+
+// -------------------------------------------------------------- info ----
+
+#[test]
+fn info_names_the_version_the_kernels_and_the_active_one() {
+    let output = cmd().arg("info").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout_of(&output);
+    assert!(text.starts_with(&format!("utf8guard {} (", env!("CARGO_PKG_VERSION"))));
+    assert!(text.contains("\nCPU features: "));
+    let active = utf8guard::active_kernel();
+    for &kernel in utf8guard::Kernel::ALL {
+        let state = if kernel.is_available() {
+            "available"
+        } else {
+            "not supported by this CPU"
+        };
+        let mark = if kernel == active { "  (active)" } else { "" };
+        let line = format!("\n  {:<7} {state}{mark}\n", kernel.name());
+        assert!(text.contains(&line), "{text} lacks {line:?}");
+    }
+    assert!(text.contains(&format!(
+        "\nactive kernel: {active} (the fastest available; "
+    )));
+
+    let output = cmd()
+        .arg("info")
+        .env("UTF8GUARD_KERNEL", "scalar")
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&output).contains("active kernel: scalar (forced by UTF8GUARD_KERNEL=scalar)")
+    );
+    let output = cmd()
+        .arg("info")
+        .env("UTF8GUARD_KERNEL", "bogus")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).starts_with("utf8guard: UTF8GUARD_KERNEL=bogus: unknown kernel"));
+}
+
+// -------------------------------------------------------------- help ----
+
+#[test]
+fn help_documents_every_option_exit_status_and_the_json_schema() {
+    let help = stdout_of(&cmd().arg("--help").output().unwrap());
+    for needle in [
+        "--all",
+        "--max-errors <N>",
+        "--json",
+        "--quiet",
+        "--list",
+        "--invert",
+        "--jobs <N>",
+        "--kernel <NAME>",
+        "--stats",
+        "--follow",
+        "--no-progress",
+        "Exit status:",
+        "0  every input is valid UTF-8",
+        "1  some input is not valid UTF-8",
+        "2  a usage error",
+        "more_errors",
+        "path_exact",
+        "context_offset",
+        "An empty file is valid.",
+        "FIFO",
+        "repair",
+        "info",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle:?}");
+    }
+    let check_help = stdout_of(&cmd().args(["check", "--help"]).output().unwrap());
+    assert!(check_help.contains("--max-errors <N>") && check_help.contains("Exit status:"));
+    let repair_help = stdout_of(&cmd().args(["repair", "--help"]).output().unwrap());
+    for needle in ["--output <OUT>", "U+FFFD", "never modified", "Exit status:"] {
+        assert!(
+            repair_help.contains(needle),
+            "repair --help lacks {needle:?}"
+        );
+    }
+    cmd()
+        .arg("--version")
+        .assert()
+        .code(0)
+        .stdout(format!("utf8guard {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["--bogus"][..],
+        &["--json", "--list"],
+        &["--quiet", "--all"],
+        &["--max-errors", "0"],
+        &["--jobs", "0"],
+        &["--jobs", "many"],
+        &["repair"],
+        &["info", "extra"],
+    ] {
+        let output = cmd().args(args).write_stdin("").output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout_of(&output), "", "{args:?}");
+        assert!(stderr_of(&output).contains("error"), "{args:?}");
+    }
+}
+
+// ------------------------------------------------------------ corpora ----
+
+#[test]
+fn the_demo_corpus_has_three_invalid_files() {
+    cmd()
+        .current_dir(repo_root())
+        .args(["--list", "corpora/demo"])
+        .assert()
+        .code(1)
+        .stdout(
+            "corpora/demo/invalid/customers-latin1.csv\n\
+             corpora/demo/invalid/mixed-up.txt\n\
+             corpora/demo/invalid/truncated.txt\n",
+        );
+    cmd()
+        .current_dir(repo_root())
+        .args(["--invert", "corpora/demo"])
+        .assert()
+        .code(1)
+        .stdout(
+            "corpora/demo/README.md\n\
+             corpora/demo/greetings.txt\n\
+             corpora/demo/make-invalid.sh\n\
+             corpora/demo/prices.csv\n",
+        );
+}
+
+#[test]
+fn the_shared_lipsum_corpus_is_valid() {
+    let lipsum = repo_root().join("../shared/corpora/lipsum");
+    if !lipsum.is_dir() {
+        eprintln!(
+            "SKIPPED: {} is absent (it sits beside the project on development and CI machines)",
+            lipsum.display()
+        );
+        return;
+    }
+    let output = cmd().arg("--stats").arg(&lipsum).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+    assert!(
+        stderr_of(&output).starts_with("utf8guard: inputs: 9: 9 valid, 0 invalid, 0 unreadable\n")
+    );
+}
+
+// ------------------------------------------------------------- peers ----
+
+/// The first-error offsets of `isutf8` (moreutils), std and utf8guard agree.
+#[test]
+fn first_error_offsets_agree_with_isutf8_and_std() {
+    if !have("isutf8") {
+        eprintln!("SKIPPED: isutf8 not found (apt-get install moreutils)");
+        return;
+    }
+    let mut cases: Vec<Vec<u8>> = [
+        &b"ab\xE2\x82"[..],
+        b"ab\xE2\x82c",
+        b"\xE0\x80\x80",
+        b"\xF0\x8F\xBF\xBF",
+        b"\xF4\x90\x80\x80",
+        b"\xED\xA0\x80",
+        b"\xC0\xAF",
+        b"\xC1\xBF",
+        b"\xF5\x80",
+        b"\xFF",
+        b"\x80",
+        b"a\xBF",
+        b"\xE1\x80\xE1",
+        b"\xF1\x80\x80a",
+        b"\xDF\xC0",
+        b"\xEF\xBF\xBF\xF8",
+        b"\xE0\xA0\x80\xE0\x9F\x80",
+        b"\xF0\x90\x80\x80\xF0\x90\x80",
+        b"line1\nline2 \xE9t\xE9\n",
+    ]
+    .iter()
+    .map(|c| c.to_vec())
+    .collect();
+    cases.push(sample_with_errors());
+    let mut long = "Grüße 🌍\n".repeat(30_000).into_bytes();
+    let at = long.len() - 7;
+    long[at] = 0xF8;
+    cases.push(long);
+    let dir = tempfile::tempdir().unwrap();
+    for (i, case) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("case{i}"));
+        fs::write(&path, case).unwrap();
+        let std_offset = std::str::from_utf8(case).unwrap_err().valid_up_to() as u64;
+        let peer = StdCommand::new("isutf8").arg(&path).output().unwrap();
+        assert_eq!(peer.status.code(), Some(1));
+        let text = String::from_utf8_lossy(&peer.stdout);
+        let peer_offset: u64 = text
+            .split(", byte ")
+            .nth(1)
+            .and_then(|rest| rest.split(':').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected isutf8 output {text:?}"));
+        let ours = cmd().arg("--json").arg(&path).output().unwrap();
+        let report = &json_lines(&stdout_of(&ours))[0];
+        let our_offset = report["errors"][0]["offset"].as_u64().unwrap();
+        assert_eq!(
+            (our_offset, peer_offset),
+            (std_offset, std_offset),
+            "{case:02X?}"
+        );
+    }
+}
