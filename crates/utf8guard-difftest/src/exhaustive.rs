@@ -106,21 +106,27 @@ pub struct Placement {
     /// make the length exact).
     pub filler: u8,
     /// What follows: 0 nothing (the sequence ends the input), 1 ASCII to
-    /// the end of the 64-byte block, 2 ASCII to the end of the next block.
+    /// the end of the 64-byte block, 2 ASCII to the end of the next block,
+    /// 3 ASCII to the end of the fifth block after it (a run long enough
+    /// for the kernels' multi-block ASCII steps).
     pub suffix: u8,
 }
 
 /// The offsets at which sequences are placed: the start of the input and,
-/// for each boundary of a 16-, 32- and 64-byte vector or block (and of the
-/// second block), the four offsets that make a sequence of up to 4 bytes
-/// straddle it, the boundary itself and the offset after it.
+/// for each boundary of a 16-, 32- and 64-byte vector or block, of the
+/// second block, of a 256-byte run and of a 256-byte run after the first
+/// block, the four offsets that make a sequence of up to 4 bytes straddle
+/// it, the boundary itself and the offset after it.
 pub const OFFSETS: &[usize] = &[
     0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31, 32, 33, 60, 61, 62, 63, 64, 65, 124, 125,
-    126, 127, 128, 129,
+    126, 127, 128, 129, 252, 253, 254, 255, 256, 257, 316, 317, 318, 319, 320, 321,
 ];
 
+/// Number of suffix kinds (see [`Placement::suffix`]).
+const SUFFIXES: u64 = 4;
+
 /// Number of distinct placements.
-pub const PLACEMENTS: u64 = OFFSETS.len() as u64 * 3 * 3;
+pub const PLACEMENTS: u64 = OFFSETS.len() as u64 * SUFFIXES * 3;
 
 /// The placement of sequence `index` in pass `pass`.
 pub fn placement(index: u64, pass: u64) -> Placement {
@@ -128,8 +134,8 @@ pub fn placement(index: u64, pass: u64) -> Placement {
     let offsets = OFFSETS.len() as u64;
     Placement {
         offset: OFFSETS[(p % offsets) as usize],
-        suffix: ((p / offsets) % 3) as u8,
-        filler: ((p / offsets / 3) % 3) as u8,
+        suffix: ((p / offsets) % SUFFIXES) as u8,
+        filler: ((p / offsets / SUFFIXES) % 3) as u8,
     }
 }
 
@@ -154,7 +160,8 @@ impl Builder {
         let end = match placement.suffix {
             0 => buf.len(),
             1 => (buf.len() / 64 + 1) * 64,
-            _ => (buf.len() / 64 + 2) * 64,
+            2 => (buf.len() / 64 + 2) * 64,
+            _ => (buf.len() / 64 + 6) * 64,
         };
         buf.resize(end, b'z');
         buf
@@ -218,7 +225,8 @@ mod tests {
             match p.suffix {
                 0 => assert!(tail.is_empty()),
                 1 => assert_eq!(input.len() % 64, 0),
-                _ => assert!(input.len() % 64 == 0 && tail.len() >= 64),
+                2 => assert!(input.len() % 64 == 0 && tail.len() >= 64),
+                _ => assert!(input.len() % 64 == 0 && tail.len() >= 320),
             }
             if p.filler == 1 {
                 let text = std::str::from_utf8(&input[..p.offset]).unwrap();

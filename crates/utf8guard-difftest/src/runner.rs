@@ -241,10 +241,10 @@ pub fn random_input(rng: &mut Rng, out: &mut Vec<u8>) {
         match rng.below(if clean { 7 } else { 10 }) {
             0..=2 => {
                 // An ASCII run, sometimes up to the next block boundary.
-                let n = if rng.one_in(4) {
-                    64 - out.len() % 64
-                } else {
-                    rng.range(1, 70)
+                let n = match rng.below(8) {
+                    0 | 1 => 64 - out.len() % 64,
+                    2 => rng.range(200, 700),
+                    _ => rng.range(1, 70),
                 };
                 out.extend((0..n).map(|_| rng.byte(0x20, 0x7E)));
             }
