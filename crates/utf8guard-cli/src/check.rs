@@ -50,7 +50,7 @@ impl Error {
     }
 }
 
-/// One validation of a whole slice, sequential or across the pool.
+/// One validation of a whole slice.
 fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Error> {
     let _ = parallel;
     utf8guard::from_utf8(bytes).map(drop)

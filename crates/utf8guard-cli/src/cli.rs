@@ -33,7 +33,7 @@ Exit status:
   0  every input is valid UTF-8
   1  some input is not valid UTF-8, and every input could be read
   2  a usage error, or some input could not be read (the other inputs are
-     still checked and reported)
+     still checked and reported), or the report could not be written
 
 Inputs:
   - `-`, or no PATH at all, reads standard input. It is streamed in chunks,
@@ -55,6 +55,10 @@ Inputs:
     SIGBUS; if it rewrites it, the report describes the bytes as read.
   - A file named like a subcommand (check, repair, info, help) is written
     `./info`, or given after `check`.
+
+Output closed early: when the reader of standard output goes away (as
+`head` does once it has its lines), utf8guard stops at once, silently, with
+status 2, since the remaining inputs were not checked.
 
 Positions: byte offsets count from 0; lines and columns from 1. A line ends
 at each LF byte. A column counts characters, and an invalid sequence counts
@@ -99,6 +103,10 @@ inputs are given (directory entries in byte order of their names), e.g.
 
 Environment: UTF8GUARD_KERNEL=NAME forces a kernel, as --kernel does.";
 
+/// The errors `--all` reports per input, at most: a report holds its
+/// errors in memory (about 80 bytes each) until the input is done.
+pub const ALL_LIMIT: usize = 1_000_000;
+
 /// The `utf8guard` command.
 #[derive(Debug, Parser)]
 #[command(
@@ -134,76 +142,103 @@ pub enum Command {
 /// Options of `check`.
 #[derive(Debug, Default, Args)]
 pub struct CheckArgs {
-    /// Files and directories to check; `-`, or none at all, reads standard
-    /// input
+    /// Files and directories to check; `-`, or none, reads standard input
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
     /// Report every error in each input, not only the first
-    #[arg(short, long)]
+    ///
+    /// Up to 1000000 per input, which bounds the memory a report takes; a
+    /// last line (`more_errors` in JSON) says when more follow.
+    #[arg(short, long, verbatim_doc_comment)]
     pub all: bool,
 
-    /// Report at most N errors per input (implies --all); a line (or
-    /// `more_errors` in JSON) says when more follow
+    /// Report at most N errors per input (implies --all)
+    ///
+    /// N is 1 to 1000000. A last line (`more_errors` in JSON) says when
+    /// more follow.
     #[arg(
         short,
         long,
         value_name = "N",
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = clap::value_parser!(u64).range(1..=ALL_LIMIT as u64),
+        verbatim_doc_comment
     )]
     pub max_errors: Option<u64>,
 
-    /// Print one JSON object per input on standard output, valid and
-    /// unreadable ones included (schema below, with --help)
-    #[arg(long, conflicts_with_all = ["list", "invert"])]
+    /// Print one JSON object per input (schema: see --help)
+    ///
+    /// One line per input on standard output, valid inputs included, and
+    /// unreadable ones too (with status "error", instead of a line on
+    /// stderr).
+    #[arg(long, conflicts_with_all = ["list", "invert"], verbatim_doc_comment)]
     pub json: bool,
 
-    /// Print nothing on standard output: the exit status tells. Inputs that
-    /// cannot be read are still named on stderr
-    #[arg(short, long, conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"])]
+    /// Print nothing on standard output: the exit status tells
+    ///
+    /// Inputs that cannot be read are still named on stderr.
+    #[arg(
+        short,
+        long,
+        conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"],
+        verbatim_doc_comment
+    )]
     pub quiet: bool,
 
-    /// Print only the paths of invalid inputs, one per line (`-` for
-    /// standard input)
-    #[arg(short, long, conflicts_with_all = ["all", "max_errors"])]
+    /// Print only the paths of invalid inputs, one per line
+    ///
+    /// Standard input is listed as `-`.
+    #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub list: bool,
 
-    /// Print only the paths of valid inputs, one per line, instead (implies
-    /// --list; the exit status keeps its meaning)
-    #[arg(short, long, conflicts_with_all = ["all", "max_errors"])]
+    /// Print only the paths of valid inputs instead (implies --list)
+    ///
+    /// The exit status keeps its meaning: 1 if some input is invalid.
+    #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub invert: bool,
 
-    /// Check N inputs at a time, and split each large file across N threads
+    /// Check N inputs at a time
+    ///
+    /// Reports still come in the order of the inputs.
     /// [default: the number of logical CPUs]
     #[arg(
         short,
         long,
         value_name = "N",
-        value_parser = clap::value_parser!(u64).range(1..=1024)
+        value_parser = clap::value_parser!(u64).range(1..=1024),
+        verbatim_doc_comment
     )]
     pub jobs: Option<u64>,
 
-    /// Validate with this kernel: scalar, sse42, avx2 (x86_64) or neon
-    /// (aarch64); it must be supported by this CPU (see `utf8guard info`).
-    /// Overrides UTF8GUARD_KERNEL [default: the fastest available]
-    #[arg(long, value_name = "NAME")]
+    /// Validate with this kernel (see `utf8guard info`)
+    ///
+    /// scalar, sse42 or avx2 on x86_64, scalar or neon on aarch64; the CPU
+    /// must support it. Overrides UTF8GUARD_KERNEL. All kernels give the
+    /// same answers. [default: the fastest available]
+    #[arg(long, value_name = "NAME", verbatim_doc_comment)]
     pub kernel: Option<String>,
 
-    /// Print on stderr, at the end: inputs checked, bytes, characters by
-    /// encoded length (in the well-formed parts scanned), time and
-    /// throughput
-    #[arg(long)]
+    /// Print statistics on stderr at the end
+    ///
+    /// Inputs checked (valid, invalid, unreadable, skipped), bytes,
+    /// characters by encoded length (in the well-formed parts scanned),
+    /// time and throughput, kernel and jobs.
+    #[arg(long, verbatim_doc_comment)]
     pub stats: bool,
 
-    /// Follow symbolic links found inside directories (links named on the
-    /// command line are always followed); loops are reported as errors
-    #[arg(short = 'L', long)]
+    /// Follow symbolic links found inside directories
+    ///
+    /// Links named on the command line are always followed. With --follow,
+    /// a link that makes a loop, or leads nowhere, is reported as an error.
+    #[arg(short = 'L', long, verbatim_doc_comment)]
     pub follow: bool,
 
-    /// Never show the progress bar (it is shown on stderr only when stderr
-    /// is a terminal, the work takes more than half a second, and neither
-    /// --json nor --quiet is given)
-    #[arg(long)]
+    /// Never show the progress bar
+    ///
+    /// Otherwise it is shown on stderr when stderr is a terminal, the work
+    /// takes more than half a second, and neither --json nor --quiet is
+    /// given.
+    #[arg(long, verbatim_doc_comment)]
     pub no_progress: bool,
 }
 
@@ -239,9 +274,11 @@ pub struct RepairArgs {
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
-    /// Where to write the repaired text [default: standard output]; `-` is
-    /// standard output. An existing file is replaced
-    #[arg(short, long, value_name = "OUT")]
+    /// Where to write the repaired text [default: standard output]
+    ///
+    /// `-` is standard output. An existing file is replaced, unless it is
+    /// the input.
+    #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
 }
 

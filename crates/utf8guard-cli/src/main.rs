@@ -177,8 +177,8 @@ fn run_check(args: &CheckArgs) -> u8 {
     };
     let opts = ScanOptions {
         max_errors: match (args.max_errors, args.all) {
-            (Some(n), _) => usize::try_from(n).unwrap_or(usize::MAX),
-            (None, true) => usize::MAX,
+            (Some(n), _) => usize::try_from(n).unwrap_or(cli::ALL_LIMIT),
+            (None, true) => cli::ALL_LIMIT,
             (None, false) => 1,
         },
         look_for_more: matches!(mode, Mode::Text | Mode::Json),
@@ -381,8 +381,11 @@ impl<'a> Printer<'a> {
         match result {
             Ok(()) => true,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                // The reader is gone: stop quietly, with the status so far.
+                // The reader is gone (as `head` goes once it has its
+                // lines): stop at once, without a message, but not with a
+                // status that claims the rest was checked.
                 self.closed = true;
+                self.tally.failed += 1;
                 false
             }
             Err(e) => {

@@ -14,6 +14,48 @@ pub const CONTEXT_BEFORE: usize = 8;
 /// Bytes of context shown in all: the error, and what follows it.
 pub const CONTEXT_WIDTH: usize = 16;
 
+/// The bytes around an error, kept inline: a report may hold up to a
+/// million findings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Context {
+    bytes: [u8; CONTEXT_WIDTH],
+    len: u8,
+}
+
+impl Context {
+    /// The first [`CONTEXT_WIDTH`] bytes of `bytes`.
+    pub fn new(bytes: &[u8]) -> Context {
+        let mut context = Context {
+            bytes: [0; CONTEXT_WIDTH],
+            len: 0,
+        };
+        context.extend(bytes);
+        context
+    }
+
+    /// Appends as much of `more` as fits.
+    pub fn extend(&mut self, more: &[u8]) {
+        let len = usize::from(self.len);
+        let take = more.len().min(CONTEXT_WIDTH - len);
+        self.bytes[len..len + take].copy_from_slice(&more[..take]);
+        self.len += take as u8;
+    }
+}
+
+impl std::ops::Deref for Context {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:02X?}", &**self)
+    }
+}
+
 /// One invalid sequence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -31,7 +73,7 @@ pub struct Finding {
     pub context_start: u64,
     /// Bytes around the error: up to [`CONTEXT_BEFORE`] before it, and up
     /// to [`CONTEXT_WIDTH`] in all.
-    pub context: Vec<u8>,
+    pub context: Context,
 }
 
 impl Finding {
@@ -52,7 +94,7 @@ impl Finding {
             kind,
             at,
             context_start: start as u64,
-            context: input[start..end].to_vec(),
+            context: Context::new(&input[start..end]),
         }
     }
 
@@ -491,7 +533,7 @@ mod tests {
         assert_eq!(f.offset, 12);
         assert_eq!((f.at.line_number(), f.at.column_number()), (2, 4));
         assert_eq!(f.context_start, 4);
-        assert_eq!(f.context, b" one\ncaf\xE9 au lai");
+        assert_eq!(&*f.context, b" one\ncaf\xE9 au lai");
         assert_eq!(f.invalid_bytes(), b"\xE9");
         assert_eq!(
             f.explanation(),

@@ -15,7 +15,7 @@ use utf8guard::StreamValidator;
 use crate::check::ScanOptions;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
-use crate::report::{Finding, Outcome, Status, CONTEXT_BEFORE, CONTEXT_WIDTH};
+use crate::report::{Context, Finding, Outcome, Status, CONTEXT_BEFORE};
 
 /// Bytes asked of each `read`.
 const CHUNK: usize = 256 << 10;
@@ -114,7 +114,7 @@ impl StreamScan {
                 break;
             }
             let take = f.context_missing().min(chunk.len());
-            f.context.extend_from_slice(&chunk[..take]);
+            f.context.extend(&chunk[..take]);
         }
     }
 
@@ -189,26 +189,21 @@ impl StreamScan {
     }
 
     /// The context window around an error at `at`: up to
-    /// [`CONTEXT_BEFORE`] bytes before it, [`CONTEXT_WIDTH`] in all, taken
+    /// [`CONTEXT_BEFORE`] bytes before it, 16 in all, taken
     /// from the tail and the chunk being fed (the start is never more than
     /// 11 bytes before the chunk, well within the tail).
-    fn window(&self, chunk: &[u8], at: u64) -> (u64, Vec<u8>) {
+    fn window(&self, chunk: &[u8], at: u64) -> (u64, Context) {
         let tail_start = self.total - self.tail.len() as u64;
         let start = at - at.min(CONTEXT_BEFORE as u64);
-        let end = start + CONTEXT_WIDTH as u64;
-        let mut out = Vec::with_capacity(CONTEXT_WIDTH);
-        for pos in start..end {
-            let byte = if pos < self.total {
-                self.tail.get((pos - tail_start) as usize).copied()
-            } else {
-                chunk.get((pos - self.total) as usize).copied()
-            };
-            match byte {
-                Some(b) => out.push(b),
-                None => break,
-            }
-        }
-        (start, out)
+        // From the tail (bytes before the chunk), then from the chunk.
+        let in_tail = self
+            .tail
+            .get((start - tail_start) as usize..)
+            .unwrap_or(&[]);
+        let mut context = Context::new(in_tail);
+        let in_chunk = start.saturating_sub(self.total) as usize;
+        context.extend(chunk.get(in_chunk..).unwrap_or(&[]));
+        (start, context)
     }
 
     fn end(mut self) -> (Status, CharCounts) {
@@ -224,7 +219,7 @@ impl StreamScan {
                     self.more = true;
                 } else {
                     let start = at - at.min(CONTEXT_BEFORE as u64);
-                    let context = self.tail[(start - tail_start) as usize..].to_vec();
+                    let context = Context::new(&self.tail[(start - tail_start) as usize..]);
                     self.findings.push(Finding {
                         offset: at,
                         len: err.error_len(),
@@ -294,7 +289,7 @@ mod tests {
                             f.at.line_number(),
                             f.at.column_number(),
                             f.context_start,
-                            f.context.clone(),
+                            f.context.to_vec(),
                         )
                     })
                     .collect(),
