@@ -149,7 +149,9 @@ mod tests {
         let mut input = [0u8; 3];
         for a in 0..=255u8 {
             assert_eq!(shift_dfa_is_valid(&[a]), utf8guard_dfa::is_valid(&[a]));
-            for b in 0..=255u8 {
+            // Under Miri, a sample of the second bytes.
+            let step = if cfg!(miri) { 15 } else { 1 };
+            for b in (0..=255u8).step_by(step) {
                 assert_eq!(
                     shift_dfa_is_valid(&[a, b]),
                     utf8guard_dfa::is_valid(&[a, b])
