@@ -263,7 +263,8 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
 /// positions of bytes that are not continuation bytes (`80..BF`), so that
 /// in valid input every cut is a character boundary. Then the strings are
 /// all valid exactly when the input is, and the first invalid string holds
-/// the input's first error (see [`batch_answer`]).
+/// the input's first error: string `i`'s error at `v` is the input's error
+/// at `cuts[i] + v`.
 pub fn boundary_cuts(input: &[u8], rng: &mut Rng) -> Vec<usize> {
     let len = input.len();
     let mut cuts = vec![0];
