@@ -46,6 +46,8 @@ pub mod io;
 mod kernel;
 #[cfg(feature = "alloc")]
 mod lossy;
+#[cfg(feature = "rayon")]
+pub mod par;
 mod small;
 mod stream;
 
