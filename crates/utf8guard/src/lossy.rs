@@ -1,24 +1,30 @@
 //! Lossy conversion: every ill-formed sequence becomes U+FFFD.
 //!
-//! The input is first validated whole by the kernels; valid input is
-//! borrowed as is. Otherwise the output is built from the valid stretches
-//! between errors, each found by the kernels, with one U+FFFD for each
-//! maximal subpart (the `error_len` of the error), which is the rule of
-//! `String::from_utf8_lossy` and of the Unicode standard's "substitution of
-//! maximal subparts". Right after an error, where more errors are likely
-//! (binary data, another encoding), a short window is decoded with the
-//! reference DFA instead, so that dense errors do not cost a kernel call
-//! each; the first window without an error hands back to the kernels.
+//! Two phases alternate. The fast phase runs the active kernel over the
+//! rest of the input: valid input is borrowed as is, and otherwise the
+//! kernel names the block holding the next error; everything before the
+//! start of the character at that block is valid and copied as is. The
+//! slow phase decodes from there one character at a time (words of ASCII
+//! at a time), writing one U+FFFD per maximal subpart (the rule of
+//! `String::from_utf8_lossy`, and the Unicode standard's "substitution of
+//! maximal subparts"), and hands back to the kernel once it has seen
+//! [`CLEAN_RUN`] valid bytes after an error. Sparse errors thus cost a
+//! kernel call and a few dozen bytes of decoding each, and dense errors
+//! (binary data, another encoding) cost no kernel call at all.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
 
+use crate::dispatch;
+
 /// U+FFFD REPLACEMENT CHARACTER.
 const REPLACEMENT: &str = "\u{FFFD}";
 
-/// How many bytes after an error are decoded by the DFA before going back
-/// to the kernels.
-const DENSE_WINDOW: usize = 32;
+/// How many valid bytes after an error send the decoding back to the
+/// kernel.
+const CLEAN_RUN: usize = 8;
+
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// Converts bytes to a string, replacing each ill-formed sequence with
 /// U+FFFD: exactly what [`String::from_utf8_lossy`] returns, borrowed when
@@ -39,88 +45,184 @@ const DENSE_WINDOW: usize = 32;
 /// assert_eq!(text, String::from_utf8_lossy(bytes));
 /// ```
 pub fn from_utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match crate::from_utf8(bytes) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(error) => {
-            // Room for the input, and for a few replacements longer than
-            // the bytes they replace.
-            let mut out = String::with_capacity(bytes.len() + 16);
-            let start = error.valid_up_to();
-            push_valid(&mut out, &bytes[..start]);
-            out.push_str(REPLACEMENT);
-            if let Some(len) = error.error_len() {
-                replace_rest(&mut out, &bytes[start + len..]);
+    let first = match dispatch::run(bytes) {
+        // SAFETY: the active kernel accepted all of `bytes`.
+        Ok(()) => return Cow::Borrowed(unsafe { core::str::from_utf8_unchecked(bytes) }),
+        Err(offset) => offset,
+    };
+    // Room for the input and, without growing, for a replacement longer
+    // than what it replaces in one byte in 500.
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 256 + 16);
+    let mut at = 0;
+    let mut flagged = first;
+    loop {
+        // The kernel validated `bytes[at..flagged]` up to, possibly, an
+        // unfinished character in its last 3 bytes.
+        let start = at + character_start(&bytes[at..], flagged - at);
+        push_valid(&mut out, &bytes[at..start]);
+        at = decode_replacing(&mut out, bytes, start);
+        if at == bytes.len() {
+            return Cow::Owned(out);
+        }
+        match dispatch::run(&bytes[at..]) {
+            Ok(()) => {
+                push_valid(&mut out, &bytes[at..]);
+                return Cow::Owned(out);
             }
-            Cow::Owned(out)
+            Err(offset) => flagged = at + offset,
         }
     }
 }
 
-/// How a stretch of valid bytes ends.
-enum Stop {
-    /// At the end of what was examined, on a character boundary.
-    Clean,
-    /// At an ill-formed sequence of this many bytes.
-    Invalid(usize),
-    /// At a character that the end of the input cuts short.
-    Truncated,
+/// The start of the character that the kernel's `offset` may be inside:
+/// `offset` itself, or the lead byte at most 3 bytes before it. (The same
+/// backing up as the crate's error location.)
+fn character_start(bytes: &[u8], offset: usize) -> usize {
+    let offset = offset.min(bytes.len());
+    for back in 1..=offset.min(3) {
+        let byte = bytes[offset - back];
+        if byte >= 0xC0 {
+            return offset - back;
+        }
+        if byte < 0x80 {
+            break;
+        }
+    }
+    offset
 }
 
-/// Appends the lossy conversion of `rest`, which follows an error, to `out`.
-fn replace_rest(out: &mut String, mut rest: &[u8]) {
-    // `true` right after an error: decode a window with the DFA.
-    let mut dense = true;
-    while !rest.is_empty() {
-        let (valid, stop) = if dense {
-            let window = &rest[..rest.len().min(DENSE_WINDOW)];
-            match utf8guard_dfa::validate(window) {
-                Ok(()) => {
-                    dense = false;
-                    (window.len(), Stop::Clean)
+/// Decodes `bytes` from `i`, a character start, into `out`, with one
+/// U+FFFD per maximal subpart, until [`CLEAN_RUN`] valid bytes have
+/// followed an error or the input ends. Returns where it stopped: a
+/// character start, or the end.
+fn decode_replacing(out: &mut String, bytes: &[u8], mut i: usize) -> usize {
+    let len = bytes.len();
+    // The start of the valid bytes not yet copied to `out`.
+    let mut run = i;
+    // Until the first error, `stop` is the end of the input; after an
+    // error, the end of the clean run that hands back to the kernels.
+    let mut stop = len;
+    while i < stop {
+        i = skip_valid(bytes, i, stop);
+        if i >= stop {
+            break;
+        }
+        match check_character(bytes, i) {
+            // `skip_valid` stopped at a character that runs past `stop`.
+            Ok(width) => i += width,
+            Err(subpart) => {
+                push_valid(out, &bytes[run..i]);
+                out.push_str(REPLACEMENT);
+                match subpart {
+                    Some(n) => i += n,
+                    // The input ends inside a character: one replacement
+                    // for what is left.
+                    None => return len,
                 }
-                Err(invalid) => match invalid.error_len {
-                    Some(len) => (invalid.valid_up_to, Stop::Invalid(len)),
-                    None if window.len() == rest.len() => (invalid.valid_up_to, Stop::Truncated),
-                    // The window, not the input, ends inside a character:
-                    // leave that character to the kernels.
-                    None => {
-                        dense = false;
-                        (invalid.valid_up_to, Stop::Clean)
-                    }
-                },
+                run = i;
+                stop = len.min(i + CLEAN_RUN);
             }
-        } else {
-            match crate::from_utf8(rest) {
-                Ok(_) => (rest.len(), Stop::Clean),
-                Err(error) => {
-                    dense = true;
-                    match error.error_len() {
-                        Some(len) => (error.valid_up_to(), Stop::Invalid(len)),
-                        None => (error.valid_up_to(), Stop::Truncated),
-                    }
-                }
-            }
+        }
+    }
+    push_valid(out, &bytes[run..i]);
+    i
+}
+
+/// Skips well-formed characters from `i` (a character start) while they
+/// start before `stop`: returns the first position at or after `stop`, or
+/// of a character that is ill formed or too close to the end of the input
+/// to be checked on the fast path.
+#[inline(always)]
+fn skip_valid(bytes: &[u8], mut i: usize, stop: usize) -> usize {
+    while i < stop {
+        let Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) = bytes.get(i..i + 8) else {
+            break;
         };
-        push_valid(out, &rest[..valid]);
-        match stop {
-            Stop::Clean => rest = &rest[valid..],
-            Stop::Invalid(len) => {
-                out.push_str(REPLACEMENT);
-                rest = &rest[valid + len..];
-            }
-            Stop::Truncated => {
-                out.push_str(REPLACEMENT);
-                return;
-            }
+        let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        if word & HIGH_BITS == 0 {
+            i += 8;
+            continue;
+        }
+        // ASCII up to the first byte with its high bit set.
+        i += (word & HIGH_BITS).trailing_zeros() as usize / 8;
+        if i >= stop {
+            break;
+        }
+        match bytes.get(i..i + 4) {
+            Some(&[c0, c1, c2, c3]) => match whole_character(c0, c1, c2, c3) {
+                Some(width) => i += width,
+                None => return i,
+            },
+            _ => return i,
         }
     }
+    // Near the end of the input: byte by byte, ASCII only.
+    while i < stop && i < bytes.len() && bytes[i] < 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// The width of the well-formed character that starts with the
+/// non-ASCII byte `b0` and goes on with `b1`, `b2`, `b3` (which may belong
+/// to the characters after it), or `None` when it is ill formed. The fast
+/// path of [`decode_replacing`], with no bounds to check.
+#[inline(always)]
+fn whole_character(b0: u8, b1: u8, b2: u8, b3: u8) -> Option<usize> {
+    let cont = |b: u8| b & 0xC0 == 0x80;
+    let width = match b0 {
+        0xC2..=0xDF if cont(b1) => 2,
+        0xE0 if (0xA0..=0xBF).contains(&b1) && cont(b2) => 3,
+        0xE1..=0xEC | 0xEE..=0xEF if cont(b1) && cont(b2) => 3,
+        0xED if (0x80..=0x9F).contains(&b1) && cont(b2) => 3,
+        0xF0 if (0x90..=0xBF).contains(&b1) && cont(b2) && cont(b3) => 4,
+        0xF1..=0xF3 if cont(b1) && cont(b2) && cont(b3) => 4,
+        0xF4 if (0x80..=0x8F).contains(&b1) && cont(b2) && cont(b3) => 4,
+        _ => return None,
+    };
+    Some(width)
+}
+
+/// Checks the character that starts with the non-ASCII byte `bytes[i]`:
+/// `Ok(width)` when it is well formed; `Err(Some(n))` when the `n` bytes
+/// from `i` are an ill-formed maximal subpart; `Err(None)` when the input
+/// ends inside a character that could still be well formed.
+#[inline]
+fn check_character(bytes: &[u8], i: usize) -> Result<usize, Option<usize>> {
+    // The width, and the range of the second byte (Unicode Table 3-7).
+    let (width, low, high) = match bytes[i] {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        // A continuation byte, or one that never appears in UTF-8.
+        _ => return Err(Some(1)),
+    };
+    match bytes.get(i + 1) {
+        None => return Err(None),
+        Some(&b) if b < low || b > high => return Err(Some(1)),
+        Some(_) => {}
+    }
+    for k in 2..width {
+        match bytes.get(i + k) {
+            None => return Err(None),
+            Some(&b) if b & 0xC0 != 0x80 => return Err(Some(k)),
+            Some(_) => {}
+        }
+    }
+    Ok(width)
 }
 
 /// Appends bytes already known to be valid UTF-8.
 #[inline]
 fn push_valid(out: &mut String, valid: &[u8]) {
-    // SAFETY: every caller passes a prefix that a validator (a kernel via
-    // `from_utf8`, or the reference DFA) reported as well formed: the bytes
-    // before an error's `valid_up_to`, or a whole slice found valid.
+    // SAFETY: every caller passes bytes found well formed: a prefix that
+    // the active kernel validated, cut back to a character start (the
+    // kernel's contract: everything before its offset is well formed but
+    // for an unfinished character in the last 3 bytes), or whole
+    // characters that `check_character` accepted and ASCII bytes.
     out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
 }

@@ -131,6 +131,28 @@ fn dense_errors_and_binary_data() {
 }
 
 #[test]
+fn errors_spaced_around_the_hand_back_to_the_kernels() {
+    // Valid stretches of every length around the point where decoding goes
+    // back to the kernels, in characters of every width, between errors
+    // of every kind: the kernels then restart right after multi-byte
+    // characters, and flag an error in their first block.
+    for &(bad, _) in MALFORMED {
+        for style in 0..4 {
+            for gap in 0..48 {
+                let mut bytes = Vec::new();
+                for _ in 0..4 {
+                    bytes.extend_from_slice(bad);
+                    bytes.extend_from_slice(&filler(gap, style));
+                }
+                check(&bytes);
+                bytes.extend_from_slice(b"\xF0\x9F");
+                check(&bytes);
+            }
+        }
+    }
+}
+
+#[test]
 fn real_text_with_sparse_errors() {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora/lipsum");
