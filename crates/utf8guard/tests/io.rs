@@ -275,7 +275,8 @@ fn malformed_and_truncated() {
 #[test]
 fn long_input_with_late_error() {
     let mut bytes: Vec<u8> = (0..4).flat_map(|s| filler(50_000, s)).collect();
-    check_reader(&bytes);
+    read_all(&bytes, &[4096, 1, 333], 1000, false);
+    buf_read_all(&bytes, &[4096, 1, 333], 1000, 777);
     bytes.splice(150_000..150_000, *b"\xF4\x90\x80\x80");
     let err = validate_reader(&bytes[..]).unwrap_err();
     let e = utf8_error(&err).unwrap();

@@ -9,29 +9,34 @@ use proptest::prelude::*;
 use utf8guard::{ErrorKind, StreamValidator, Utf8Error};
 
 /// Feed `chunks` and finish, checking after every chunk that the
-/// validator's state is what `from_utf8` says of the bytes so far. Returns
-/// the first error.
+/// validator's state is what the reference DFA says of the bytes so far:
+/// an error exactly when the DFA has rejected, and otherwise the same
+/// number of pending bytes. Returns the first error.
 fn run_stream(chunks: &[&[u8]]) -> Result<(), Utf8Error> {
     let mut stream = StreamValidator::new();
-    let mut so_far = Vec::new();
+    // The reference DFA, fed the same bytes, knows how many bytes of an
+    // unfinished character are pending after each chunk.
+    let mut dfa = utf8guard_dfa::State::ACCEPT;
+    let mut fed = 0;
     for chunk in chunks {
-        so_far.extend_from_slice(chunk);
+        fed += chunk.len();
+        for &b in *chunk {
+            if dfa != utf8guard_dfa::State::REJECT {
+                dfa = dfa.next(b);
+            }
+        }
         match stream.update(chunk) {
             Ok(()) => {
                 // Everything so far is valid, or valid up to a character
                 // that the next chunk may complete.
-                let (valid, pending) = match utf8guard::from_utf8(&so_far) {
-                    Ok(_) => (so_far.len(), 0),
-                    Err(e) => {
-                        assert_eq!(e.error_len(), None, "update said Ok on {so_far:02X?}");
-                        (e.valid_up_to(), so_far.len() - e.valid_up_to())
-                    }
-                };
-                assert_eq!(stream.valid_up_to(), valid, "valid_up_to on {so_far:02X?}");
-                assert_eq!(stream.pending(), pending, "pending on {so_far:02X?}");
-                assert_eq!(stream.bytes_seen(), so_far.len());
+                assert_ne!(dfa, utf8guard_dfa::State::REJECT, "update said Ok");
+                let pending = dfa.depth();
+                assert_eq!(stream.pending(), pending, "pending after {fed} bytes");
+                assert_eq!(stream.valid_up_to(), fed - pending);
+                assert_eq!(stream.bytes_seen(), fed);
             }
             Err(e) => {
+                assert_eq!(dfa, utf8guard_dfa::State::REJECT, "update failed early");
                 assert_eq!(stream.error(), Some(e));
                 assert_eq!(stream.valid_up_to(), e.valid_up_to());
                 // The error sticks.
