@@ -14,6 +14,8 @@ use crate::Kernel;
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_avx2, "avx2");
 #[cfg(target_arch = "x86_64")]
+cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw");
+#[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_sse42, "ssse3", "sse4.1", "sse4.2");
 
 /// The environment variable that forces a kernel.
@@ -30,6 +32,8 @@ pub(crate) fn is_available(kernel: Kernel) -> bool {
         Kernel::Sse42 => cpuid_sse42::get(),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => cpuid_avx2::get(),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => cpuid_avx512::get(),
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => true,
     }
@@ -96,8 +100,11 @@ pub(crate) fn active() -> Kernel {
 pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {
     match ACTIVE.load(Ordering::Relaxed) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the id of AVX2 is stored only after it was detected
+        // SAFETY: the id of AVX-512 is stored only after it was detected
         // (or forced, which also checks that it is available).
+        id if id == Kernel::Avx512 as u8 => unsafe { kernel::avx512::validate(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
         id if id == Kernel::Avx2 as u8 => unsafe { kernel::avx2::validate(bytes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for SSE4.2.

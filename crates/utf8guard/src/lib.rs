@@ -21,7 +21,8 @@
 //! ([`active_kernel`]), detected once. Every kernel can also be called
 //! directly through [`Kernel`], which is how the tests check each one
 //! against the reference DFA. With the `std` feature, the environment
-//! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2` or `neon`) forces
+//! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2`, `avx512` or
+//! `neon`) forces
 //! a kernel; an unknown name, or a kernel the CPU lacks, panics on first use
 //! rather than silently running another.
 //!
@@ -166,6 +167,9 @@ pub enum Kernel {
     /// 256-bit vectors with AVX2 (x86_64).
     #[cfg(target_arch = "x86_64")]
     Avx2 = 3,
+    /// 512-bit vectors with AVX-512F and AVX-512BW (x86_64).
+    #[cfg(target_arch = "x86_64")]
+    Avx512 = 5,
     /// 128-bit vectors with NEON (aarch64).
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Neon = 4,
@@ -174,7 +178,8 @@ pub enum Kernel {
 impl Kernel {
     /// Every kernel compiled for this target, slowest first.
     #[cfg(target_arch = "x86_64")]
-    pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Sse42, Kernel::Avx2];
+    pub const ALL: &'static [Kernel] =
+        &[Kernel::Scalar, Kernel::Sse42, Kernel::Avx2, Kernel::Avx512];
     /// Every kernel compiled for this target, slowest first.
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Neon];
@@ -185,7 +190,8 @@ impl Kernel {
     )))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar];
 
-    /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"` or `"neon"`.
+    /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"`, `"avx512"` or
+    /// `"neon"`.
     pub const fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
@@ -193,6 +199,8 @@ impl Kernel {
             Kernel::Sse42 => "sse42",
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => "neon",
         }
@@ -258,6 +266,9 @@ impl Kernel {
             // SAFETY: availability was asserted above.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { kernel::avx2::validate(bytes) },
+            // SAFETY: availability was asserted above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { kernel::avx512::validate(bytes) },
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => kernel::neon::validate(bytes),
         }
@@ -298,6 +309,18 @@ pub mod __bench {
         if crate::Kernel::Avx2.is_available() {
             // SAFETY: AVX2 availability was just checked.
             Some(unsafe { crate::kernel::avx2::validate_shuffled(bytes) }.is_ok())
+        } else {
+            None
+        }
+    }
+
+    /// The AVX-512 kernel with shuffles for the look-behind bytes. `None`
+    /// when the CPU lacks AVX-512F or AVX-512BW.
+    #[cfg(target_arch = "x86_64")]
+    pub fn avx512_shuffled(bytes: &[u8]) -> Option<bool> {
+        if crate::Kernel::Avx512.is_available() {
+            // SAFETY: AVX-512 availability was just checked.
+            Some(unsafe { crate::kernel::avx512::validate_shuffled(bytes) }.is_ok())
         } else {
             None
         }

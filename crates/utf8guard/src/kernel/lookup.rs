@@ -181,14 +181,14 @@ pub(crate) const UTF8: Rules = Rules {
 
 /// Where a sequence would be unfinished: the largest byte value that may
 /// stand 3, 2 and 1 bytes before a boundary (`EF`, `DF`, `BF`) at offsets
-/// 29, 30 and 31, and `FF` (no limit) everywhere else. A vector loaded at
-/// offset `32 - LANES` checks the end of a vector; one loaded at offset 29
+/// 61, 62 and 63, and `FF` (no limit) everywhere else. A vector loaded at
+/// offset `64 - LANES` checks the end of a vector; one loaded at offset 61
 /// checks the 3 bytes before a vector loaded 3 bytes early.
-static INCOMPLETE_MAX: [u8; 64] = {
-    let mut max = [0xFF; 64];
-    max[29] = 0xF0 - 1;
-    max[30] = 0xE0 - 1;
-    max[31] = 0xC0 - 1;
+static INCOMPLETE_MAX: [u8; 128] = {
+    let mut max = [0xFF; 128];
+    max[61] = 0xF0 - 1;
+    max[62] = 0xE0 - 1;
+    max[63] = 0xC0 - 1;
     max
 };
 
@@ -215,11 +215,11 @@ impl<V: SimdU8> Tables<V> {
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
     unsafe fn new(rules: &Rules, loads: bool) -> Self {
-        const { assert!(V::LANES <= 32 && BLOCK % V::LANES == 0) };
+        const { assert!(V::LANES <= BLOCK && BLOCK % V::LANES == 0) };
         let max = if loads {
-            INCOMPLETE_MAX[29..29 + V::LANES].as_ptr()
+            INCOMPLETE_MAX[61..61 + V::LANES].as_ptr()
         } else {
-            INCOMPLETE_MAX[32 - V::LANES..32].as_ptr()
+            INCOMPLETE_MAX[64 - V::LANES..64].as_ptr()
         };
         // SAFETY: the caller guarantees the instruction set; `max` points
         // to LANES bytes of INCOMPLETE_MAX.

@@ -23,6 +23,8 @@ pub(crate) mod simd;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod sse42;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]

@@ -1,0 +1,129 @@
+//! The AVX-512 kernel: the lookup algorithm on 512-bit vectors (AVX-512F
+//! and AVX-512BW for the byte operations). One vector is a whole block.
+
+use core::arch::x86_64::*;
+
+use super::lookup::{self, UTF8};
+use super::simd::SimdU8;
+
+/// 64 bytes in a ZMM register. Only made by the `unsafe` constructors of
+/// [`SimdU8`], whose contract is that the CPU has AVX-512F and AVX-512BW.
+#[derive(Clone, Copy)]
+pub(crate) struct V512(__m512i);
+
+impl SimdU8 for V512 {
+    const LANES: usize = 64;
+    type Block = [Self; 1];
+
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: the caller guarantees AVX-512F.
+        V512(unsafe { _mm512_set1_epi8(byte as i8) })
+    }
+
+    #[inline(always)]
+    unsafe fn table(entries: &[u8; 16]) -> Self {
+        // SAFETY: `entries` is 16 readable bytes; the caller guarantees
+        // AVX-512F.
+        V512(unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(entries.as_ptr().cast())) })
+    }
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees AVX-512F and 64 readable bytes.
+        V512(unsafe { _mm512_loadu_si512(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_block(ptr: *const u8) -> [Self; 1] {
+        // SAFETY: the caller guarantees AVX-512F and 64 readable bytes.
+        [unsafe { Self::load(ptr) }]
+    }
+
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F.
+        V512(unsafe { _mm512_or_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn and(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F.
+        V512(unsafe { _mm512_and_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F.
+        V512(unsafe { _mm512_xor_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn high_nibbles(self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
+        V512(unsafe { _mm512_and_si512(_mm512_srli_epi16::<4>(self.0), _mm512_set1_epi8(0x0F)) })
+    }
+
+    #[inline(always)]
+    fn lookup(self, table: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW. The table is
+        // repeated in all four 128-bit lanes, so the in-lane shuffle is a
+        // full 16-entry lookup.
+        V512(unsafe { _mm512_shuffle_epi8(table.0, self.0) })
+    }
+
+    #[inline(always)]
+    fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        V512(unsafe { _mm512_subs_epu8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn prev<const N: i32>(self, prev: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
+        // `alignr_epi8` works within 128-bit lanes, so it is fed the vector
+        // shifted by one lane with the last lane of `prev` shifted in.
+        V512(unsafe {
+            let crossing = _mm512_alignr_epi32::<12>(self.0, prev.0);
+            match N {
+                1 => _mm512_alignr_epi8::<15>(self.0, crossing),
+                2 => _mm512_alignr_epi8::<14>(self.0, crossing),
+                3 => _mm512_alignr_epi8::<13>(self.0, crossing),
+                _ => unreachable!("prev::<{N}>"),
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn is_ascii(self) -> bool {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        unsafe { _mm512_movepi8_mask(self.0) == 0 }
+    }
+
+    #[inline(always)]
+    fn any(self) -> bool {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        unsafe { _mm512_test_epi8_mask(self.0, self.0) != 0 }
+    }
+}
+
+/// Strict UTF-8 validation with AVX-512 (see [`lookup::validate`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract.
+    unsafe { lookup::validate::<V512, true>(bytes, &UTF8) }
+}
+
+/// The same with the shuffle strategy for the look-behind bytes, kept to
+/// measure against the load strategy.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract.
+    unsafe { lookup::validate::<V512, false>(bytes, &UTF8) }
+}
