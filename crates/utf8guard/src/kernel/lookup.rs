@@ -215,7 +215,7 @@ impl<V: SimdU8> Tables<V> {
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
     unsafe fn new(rules: &Rules, loads: bool) -> Self {
-        const { assert!(V::LANES <= BLOCK && BLOCK % V::LANES == 0) };
+        const { assert!(V::LANES <= BLOCK && BLOCK.is_multiple_of(V::LANES)) };
         let max = if loads {
             INCOMPLETE_MAX[61..61 + V::LANES].as_ptr()
         } else {
