@@ -210,7 +210,7 @@ impl Kernel {
     ///
     /// ```
     /// assert_eq!(utf8guard::Kernel::from_name("scalar"), Some(utf8guard::Kernel::Scalar));
-    /// assert_eq!(utf8guard::Kernel::from_name("avx512"), None);
+    /// assert_eq!(utf8guard::Kernel::from_name("avx1024"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<Kernel> {
         Kernel::ALL.iter().copied().find(|k| k.name() == name)
@@ -326,3 +326,9 @@ pub mod __bench {
         }
     }
 }
+
+/// The README's examples, compiled and run as doctests so that they stay
+/// true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
