@@ -50,10 +50,14 @@ impl Error {
     }
 }
 
-/// One validation of a whole slice.
+/// One validation of a whole slice, sequential or split across the pool
+/// (which keeps inputs under its threshold, 1 MiB, sequential).
 fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Error> {
-    let _ = parallel;
-    utf8guard::from_utf8(bytes).map(drop)
+    if parallel {
+        utf8guard::par::from_utf8(bytes).map(drop)
+    } else {
+        utf8guard::from_utf8(bytes).map(drop)
+    }
 }
 
 /// The first error in `bytes`, validated in slices of `slice` bytes so that

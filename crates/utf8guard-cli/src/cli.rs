@@ -197,9 +197,10 @@ pub struct CheckArgs {
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub invert: bool,
 
-    /// Check N inputs at a time
+    /// Check N inputs at a time; split large files across N threads
     ///
-    /// Reports still come in the order of the inputs.
+    /// Reports still come in the order of the inputs. A file of 1 MiB or
+    /// more is validated in parts on the N threads, unless N is 1.
     /// [default: the number of logical CPUs]
     #[arg(
         short,
@@ -212,9 +213,10 @@ pub struct CheckArgs {
 
     /// Validate with this kernel (see `utf8guard info`)
     ///
-    /// scalar, sse42 or avx2 on x86_64, scalar or neon on aarch64; the CPU
-    /// must support it. Overrides UTF8GUARD_KERNEL. All kernels give the
-    /// same answers. [default: the fastest available]
+    /// One of the kernels `utf8guard info` lists as available (scalar, and
+    /// sse42 or avx2 on x86_64, neon on aarch64, when the CPU has them).
+    /// Overrides UTF8GUARD_KERNEL. All kernels give the same answers.
+    /// [default: the fastest available]
     #[arg(long, value_name = "NAME", verbatim_doc_comment)]
     pub kernel: Option<String>,
 

@@ -69,7 +69,7 @@ pub fn report(forced: Option<&str>) -> String {
     let why = match forced {
         Some(name) => format!("forced by {}={name}", utf8guard::KERNEL_ENV),
         None => format!(
-            "the fastest available; {} or --kernel chooses another",
+            "the fastest available; {} or `check --kernel` chooses another",
             utf8guard::KERNEL_ENV
         ),
     };

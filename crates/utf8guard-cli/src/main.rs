@@ -212,6 +212,8 @@ fn run_check(args: &CheckArgs) -> u8 {
     let stop = AtomicBool::new(false);
     let check_one = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
+            // The report can no longer be written: skip the work. The
+            // placeholder is never shown.
             return Outcome::stdin();
         }
         match input {

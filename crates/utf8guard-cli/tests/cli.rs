@@ -536,13 +536,13 @@ fn every_kernel_gives_the_same_report() {
 fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
     let names: Vec<&str> = utf8guard::Kernel::ALL.iter().map(|k| k.name()).collect();
     cmd()
-        .args(["--kernel", "avx512", "-"])
+        .args(["--kernel", "warp9", "-"])
         .write_stdin("x")
         .assert()
         .code(2)
         .stdout("")
         .stderr(format!(
-            "utf8guard: --kernel avx512: unknown kernel; kernels here: {}\n",
+            "utf8guard: --kernel warp9: unknown kernel; kernels here: {}\n",
             names.join(", ")
         ));
     cmd()
