@@ -213,9 +213,9 @@ pub struct CheckArgs {
 
     /// Validate with this kernel (see `utf8guard info`)
     ///
-    /// One of the kernels `utf8guard info` lists as available (scalar, and
-    /// sse42 or avx2 on x86_64, neon on aarch64, when the CPU has them).
-    /// Overrides UTF8GUARD_KERNEL. All kernels give the same answers.
+    /// One of the kernels `utf8guard info` lists as available: scalar, and
+    /// the vector kernels this CPU supports. Overrides UTF8GUARD_KERNEL.
+    /// All kernels give the same answers.
     /// [default: the fastest available]
     #[arg(long, value_name = "NAME", verbatim_doc_comment)]
     pub kernel: Option<String>,
