@@ -108,7 +108,7 @@ fn scan_slice_with(
         }
         let Some(err) = first_error(&bytes[pos..], slice, opts.parallel, progress) else {
             if opts.count_chars {
-                counts.add(&CharCounts::of(&bytes[pos..]));
+                counts.add(&count_chars(&bytes[pos..], opts.parallel));
             }
             pos = bytes.len();
             break;
@@ -116,14 +116,18 @@ fn scan_slice_with(
         let at = pos + err.offset;
         let valid = &bytes[pos..at];
         if opts.count_chars {
-            counts.add(&CharCounts::of(valid));
+            counts.add(&count_chars(valid, opts.parallel));
         }
         if findings.len() == opts.max_errors {
             more = true;
             pos = at;
             break;
         }
-        cursor.advance(valid);
+        if opts.parallel {
+            cursor.advance_parallel(valid);
+        } else {
+            cursor.advance(valid);
+        }
         findings.push(Finding::in_slice(bytes, at, err.len, err.kind, cursor));
         match err.len {
             Some(n) => {
@@ -146,6 +150,14 @@ fn scan_slice_with(
         Status::Invalid { findings, more }
     };
     (status, counts)
+}
+
+fn count_chars(bytes: &[u8], parallel: bool) -> CharCounts {
+    if parallel {
+        CharCounts::of_parallel(bytes)
+    } else {
+        CharCounts::of(bytes)
+    }
 }
 
 /// Checks the file at `path`: mapped when large, read when small, streamed

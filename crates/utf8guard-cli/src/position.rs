@@ -26,6 +26,21 @@ impl Cursor {
         }
     }
 
+    /// [`advance`](Self::advance), with the counting of a large input
+    /// spread over the thread pool.
+    pub fn advance_parallel(&mut self, bytes: &[u8]) {
+        if bytes.len() < PARALLEL_MIN {
+            return self.advance(bytes);
+        }
+        match memrchr_newline(bytes) {
+            Some(last) => {
+                self.line += par_sum(&bytes[..last], count_newlines) + 1;
+                self.column = par_sum(&bytes[last + 1..], count_char_starts);
+            }
+            None => self.column += par_sum(bytes, count_char_starts),
+        }
+    }
+
     /// Moves past one invalid sequence (it holds no `\n`: an ASCII byte
     /// always ends an invalid sequence before it).
     pub fn advance_invalid(&mut self) {
@@ -48,6 +63,15 @@ impl Cursor {
     pub fn column_number(&self) -> u64 {
         self.column + 1
     }
+}
+
+/// Inputs at least this large are counted across the thread pool.
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// `count` over `bytes`, in 1 MiB pieces on the rayon pool.
+fn par_sum(bytes: &[u8], count: fn(&[u8]) -> u64) -> u64 {
+    use rayon::prelude::*;
+    bytes.par_chunks(PARALLEL_MIN).map(count).sum()
 }
 
 fn memrchr_newline(bytes: &[u8]) -> Option<usize> {
@@ -161,6 +185,21 @@ impl CharCounts {
         }
     }
 
+    /// [`of`](Self::of), with a large input counted across the thread
+    /// pool.
+    pub fn of_parallel(text: &[u8]) -> CharCounts {
+        use rayon::prelude::*;
+        if text.len() < PARALLEL_MIN {
+            return CharCounts::of(text);
+        }
+        text.par_chunks(PARALLEL_MIN)
+            .map(CharCounts::of)
+            .reduce(CharCounts::default, |mut a, b| {
+                a.add(&b);
+                a
+            })
+    }
+
     /// Takes back the count of `bytes`, counted before as part of a larger
     /// piece (the classification is per byte, so this is exact).
     pub fn sub_bytes(&mut self, bytes: &[u8]) {
@@ -237,6 +276,22 @@ mod tests {
             }
             assert_eq!(CharCounts::of(b).by_len, by_class);
         }
+    }
+
+    #[test]
+    fn parallel_counts_equal_sequential_ones() {
+        let mut text = "Grüße\nκόσμε 🌍 日本語 ".repeat(150_000).into_bytes(); // 4.8 MB
+        text.extend_from_slice(b"no newline at the end");
+        for input in [&text[..], &text[..text.len() - 22], &text[5..1000]] {
+            let (mut seq, mut par) = (Cursor::default(), Cursor::default());
+            seq.advance(input);
+            par.advance_parallel(input);
+            assert_eq!(par, seq);
+            assert_eq!(CharCounts::of_parallel(input), CharCounts::of(input));
+        }
+        let mut c = Cursor::default();
+        c.advance_parallel(&text);
+        assert_eq!((c.line_number(), c.column_number()), (150_001, 34));
     }
 
     #[test]
