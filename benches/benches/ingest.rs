@@ -76,7 +76,7 @@ fn text() -> Vec<u8> {
             x ^= x >> 7;
             x ^= x << 17;
             text.extend_from_slice(words[(x % words.len() as u64) as usize].as_bytes());
-            text.push(if x % 11 == 0 { b'\n' } else { b' ' });
+            text.push(if x.is_multiple_of(11) { b'\n' } else { b' ' });
         }
     }
     assert!(
