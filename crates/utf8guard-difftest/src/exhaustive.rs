@@ -225,8 +225,8 @@ mod tests {
             match p.suffix {
                 0 => assert!(tail.is_empty()),
                 1 => assert_eq!(input.len() % 64, 0),
-                2 => assert!(input.len() % 64 == 0 && tail.len() >= 64),
-                _ => assert!(input.len() % 64 == 0 && tail.len() >= 320),
+                2 => assert!(input.len().is_multiple_of(64) && tail.len() >= 64),
+                _ => assert!(input.len().is_multiple_of(64) && tail.len() >= 320),
             }
             if p.filler == 1 {
                 let text = std::str::from_utf8(&input[..p.offset]).unwrap();

@@ -34,7 +34,7 @@ impl<'a> Chunked<'a> {
 impl Read for Chunked<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.turn += 1;
-        if self.interrupt && self.turn % 2 == 0 {
+        if self.interrupt && self.turn.is_multiple_of(2) {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let size = self.sizes[self.turn % self.sizes.len()].max(1);
@@ -130,7 +130,7 @@ fn mixed_read_all(input: &[u8], sizes: &[usize], capacity: usize) {
     let mut turn = 0usize;
     let result = loop {
         turn += 1;
-        let step = if turn % 3 == 0 {
+        let step = if turn.is_multiple_of(3) {
             let mut buf = [0u8; 2];
             reader
                 .read(&mut buf)
