@@ -104,7 +104,6 @@ impl Utf8Error {
     }
 
     /// The same error, seen from `offset` bytes earlier in a longer input.
-    #[allow(dead_code)]
     pub(crate) fn shifted(self, offset: usize) -> Self {
         Utf8Error {
             valid_up_to: self.valid_up_to + offset,
