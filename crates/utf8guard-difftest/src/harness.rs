@@ -94,6 +94,9 @@ pub struct Mismatch {
     pub got: Answer,
     /// The seed of the subject's random stream for this check.
     pub check_seed: u64,
+    /// The subject's random choices on `shrunk` (its [`Context::note`]),
+    /// empty if it made none or said nothing.
+    pub note: String,
     /// How long the shrinking took.
     pub shrink_time: Duration,
     /// The other subjects that are also wrong on `shrunk`, with their
@@ -139,6 +142,9 @@ impl fmt::Display for Mismatch {
         writeln!(f, "    {}", hex(&self.shrunk))?;
         writeln!(f, "  expected: {}", self.expected)?;
         write!(f, "  got:      {}", self.got)?;
+        if !self.note.is_empty() {
+            write!(f, "\n  subject's choices: {}", self.note)?;
+        }
         if self.also_wrong.is_empty() && self.subject != "std-vs-dfa" {
             write!(f, "\n  every other subject is right on the shrunk input")?;
         }
@@ -209,6 +215,7 @@ impl Harness {
             cx: Context {
                 rng: Rng::new(seed),
                 scratch: Vec::new(),
+                note: String::new(),
             },
             seed,
             shrink_budget: Duration::from_secs(60),
@@ -262,6 +269,7 @@ impl Harness {
                     expected: dfa,
                     got: std,
                     check_seed,
+                    note: String::new(),
                     shrink_time,
                     also_wrong: Vec::new(),
                 }));
@@ -270,6 +278,7 @@ impl Harness {
         self.category_counts[category.index()].add(input.len());
         for (k, subject) in self.subjects.iter().enumerate() {
             self.cx.rng = Rng::new(check_seed);
+            self.cx.note.clear();
             let answer = subject.answer(input, &mut self.cx);
             if !answer.agrees(input, &truth) {
                 return Err(Box::new(self.report(k, category, input, check_seed)));
@@ -285,6 +294,7 @@ impl Harness {
         let cx = &mut self.cx;
         let mut fails = |b: &[u8]| {
             cx.rng = Rng::new(check_seed);
+            cx.note.clear();
             match oracle(b) {
                 Ok(truth) => !subject.answer(b, cx).agrees(b, &truth),
                 Err(_) => false,
@@ -294,11 +304,14 @@ impl Harness {
         let shrunk = shrink(input, self.shrink_budget, &mut fails);
         let shrink_time = t.elapsed();
         cx.rng = Rng::new(check_seed);
+        cx.note.clear();
         let got = subject.answer(&shrunk, cx);
+        let note = std::mem::take(&mut cx.note);
         let truth = oracle(&shrunk).unwrap_or(Ok(()));
         let mut also_wrong = Vec::new();
         for (j, other) in self.subjects.iter().enumerate() {
             cx.rng = Rng::new(check_seed);
+            cx.note.clear();
             let answer = other.answer(&shrunk, cx);
             if j != k && !answer.agrees(&shrunk, &truth) {
                 also_wrong.push((other.name().to_string(), answer));
@@ -312,6 +325,7 @@ impl Harness {
             got,
             shrunk,
             check_seed,
+            note,
             shrink_time,
             also_wrong,
         }

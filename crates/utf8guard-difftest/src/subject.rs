@@ -121,13 +121,18 @@ impl fmt::Display for Answer {
 }
 
 /// Reusable state handed to subjects: a random stream (for subjects that
-/// choose chunkings or split points) and a scratch buffer.
+/// choose chunkings or split points), a scratch buffer, and a note in which
+/// a subject may say what it chose.
 #[derive(Debug)]
 pub struct Context {
     /// Random numbers, seeded per check so that a check can be repeated.
     pub rng: Rng,
     /// A buffer for subjects that need a mutable copy of the input.
     pub scratch: Vec<u8>,
+    /// The subject's random choices for this answer (a chunk length, read
+    /// sizes), in words: emptied before each answer, shown with a
+    /// mismatch.
+    pub note: String,
 }
 
 type Run = dyn Fn(&[u8], &mut Context) -> Answer + Send + Sync;
