@@ -8,7 +8,9 @@
 //!   with an oracle mismatch.
 //! - **Subjects** ([`subject::registry`]): each kernel of [`Kernel::ALL`]
 //!   the CPU can run (`validate` and `from_utf8`), the dispatched
-//!   `validate`, `from_utf8` and `from_utf8_mut`, and the later APIs. A
+//!   `validate`, `from_utf8` and `from_utf8_mut`, and the later APIs:
+//!   streaming, lossy, batches, parallel (its split forced on small inputs)
+//!   and the `io` readers (over random short reads, see [`ingest`]). A
 //!   subject is a name and a function from bytes to an [`Answer`]; adding
 //!   one is one entry in the registry.
 //! - **Inputs**, by [`Category`]: corpus files ([`corpus`]), synthetic text
@@ -39,6 +41,7 @@ pub mod corpus;
 pub mod exhaustive;
 pub mod generate;
 pub mod harness;
+pub mod ingest;
 pub mod mutate;
 pub mod rng;
 pub mod runner;

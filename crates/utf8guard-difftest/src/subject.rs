@@ -8,6 +8,7 @@ use std::fmt;
 
 use utf8guard::{ErrorKind, Kernel, Utf8Error};
 
+use crate::ingest;
 use crate::rng::Rng;
 
 /// Where and why an input stops being UTF-8, as a subject reports it.
@@ -192,7 +193,21 @@ impl Subject {
 /// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s;
 /// - `validate_offsets` (with `i32`, `i64` or `usize` offsets) and
 ///   `validate_batch`, over the input cut into strings by
-///   [`boundary_cuts`].
+///   [`boundary_cuts`];
+/// - `par::validate` and `par::from_utf8`, the parallel API (sequential
+///   below its 1 MiB threshold, so on most inputs here);
+/// - `par::validate_split` and `par::check_split`, the parallel API's
+///   split-and-combine path forced on every input, with a chunk length
+///   from [`split_len`];
+/// - `Utf8Reader::read`, a [`utf8guard::Utf8Reader`] over random short
+///   reads read to its end with `Read::read` ([`ingest::utf8_reader_read`]);
+/// - `Utf8Reader::fill_buf`, the same through `BufRead` over a
+///   `BufReader` of a small random capacity
+///   ([`ingest::utf8_reader_fill_buf`]);
+/// - `io::validate_reader` over random short reads
+///   ([`ingest::validate_reader`]).
+///
+/// [`split_len`]: ingest::split_len
 pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
     let mut subjects = Vec::new();
     let wanted = |k: Kernel| only.is_none_or(|o| o == k);
@@ -261,7 +276,36 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
         let strings: Vec<&[u8]> = cuts.windows(2).map(|w| &b[w[0]..w[1]]).collect();
         batch_answer(b.len(), &cuts, utf8guard::validate_batch(&strings))
     }));
+    subjects.push(Subject::new("par::validate", |b, _| {
+        Answer::Verdict(utf8guard::par::validate(b))
+    }));
+    subjects.push(Subject::new("par::from_utf8", |b, _| {
+        Answer::from_result(b, utf8guard::par::from_utf8(b))
+    }));
+    subjects.push(Subject::new("par::validate_split", |b, cx| {
+        let chunk_len = split_len_noted(b.len(), cx);
+        Answer::Verdict(utf8guard::par::validate_split(b, chunk_len))
+    }));
+    subjects.push(Subject::new("par::check_split", |b, cx| {
+        let chunk_len = split_len_noted(b.len(), cx);
+        let result = utf8guard::par::check_split(b, chunk_len);
+        Answer::Exact(result.map_err(|e| Found::from_error(&e)))
+    }));
+    subjects.push(Subject::new("Utf8Reader::read", ingest::utf8_reader_read));
+    subjects.push(Subject::new(
+        "Utf8Reader::fill_buf",
+        ingest::utf8_reader_fill_buf,
+    ));
+    subjects.push(Subject::new("io::validate_reader", ingest::validate_reader));
     subjects
+}
+
+/// A chunk length from [`ingest::split_len`], written in the note.
+fn split_len_noted(len: usize, cx: &mut Context) -> usize {
+    let chunk_len = ingest::split_len(len, &mut cx.rng);
+    let chunks = len.div_ceil(chunk_len).max(1);
+    cx.note = format!("chunk_len {chunk_len} ({chunks} nominal chunks)");
+    chunk_len
 }
 
 /// String boundaries for the batch subjects: `0`, the end, and random

@@ -1,6 +1,8 @@
 //! The bounded differential run: every category, every subject, a fixed
-//! amount of work (about 30-60 s in release on two busy cores; a quarter of
-//! it in debug builds). The long runs are the `difftest` binary's job.
+//! amount of work (about two minutes in release on two busy cores, most of
+//! it in the parallel and reader subjects, which pay for a thread pool
+//! round trip or a reader's buffer on every input; a quarter of the work in
+//! debug builds). The long runs are the `difftest` binary's job.
 
 use utf8guard::Kernel;
 use utf8guard_difftest::corpus::{self, CorpusFile};
@@ -59,6 +61,13 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
         "from_utf8_lossy",
         "validate_offsets",
         "validate_batch",
+        "par::validate",
+        "par::from_utf8",
+        "par::validate_split",
+        "par::check_split",
+        "Utf8Reader::read",
+        "Utf8Reader::fill_buf",
+        "io::validate_reader",
     ] {
         expected.push(api.into());
     }
@@ -77,7 +86,14 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
             "StreamValidator",
             "from_utf8_lossy",
             "validate_offsets",
-            "validate_batch"
+            "validate_batch",
+            "par::validate",
+            "par::from_utf8",
+            "par::validate_split",
+            "par::check_split",
+            "Utf8Reader::read",
+            "Utf8Reader::fill_buf",
+            "io::validate_reader"
         ]
     );
 }

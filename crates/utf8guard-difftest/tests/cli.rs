@@ -54,6 +54,14 @@ fn a_short_run_prints_counts_per_category_and_subject() {
         out.lines().any(|l| l.starts_with("StreamValidator ")),
         "{out}"
     );
+    for subject in [
+        "par::check_split ",
+        "Utf8Reader::read ",
+        "Utf8Reader::fill_buf ",
+        "io::validate_reader ",
+    ] {
+        assert!(out.lines().any(|l| l.starts_with(subject)), "{out}");
+    }
     assert!(out.contains("\n0 mismatches in "), "{out}");
 }
 
