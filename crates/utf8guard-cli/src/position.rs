@@ -78,68 +78,68 @@ fn memrchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().rposition(|&b| b == b'\n')
 }
 
-// Counting is done eight bytes at a time in a u64 ("SWAR"): a test sets the
-// top bit of each byte lane, `>> 7` turns that into 0 or 1 per lane, and
-// up to 255 words are summed lane-wise before the lanes are added up. The
-// compiler turns these loops into vector code; a plain per-byte loop gets
-// vectorized across the wrong dimension and runs several times slower.
+// Counting goes 32 bytes at a time into 32 byte-sized lane counters, one
+// per position, for up to 255 rounds before the lanes are added up: the
+// compiler turns the inner loop into vector compares and subtractions (a
+// plain per-byte loop into a single counter vectorizes far worse).
 
-const HIGH: u64 = 0x8080_8080_8080_8080;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-/// Words summed per block: a lane holds at most 255.
-const WORDS: usize = 255;
+/// Lanes: bytes counted per round.
+const LANES: usize = 32;
+/// Rounds per block: a lane counter holds at most 255.
+const ROUNDS: usize = 255;
 
+/// How many bytes of `bytes` satisfy `test`.
 #[inline(always)]
-fn word(bytes: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(bytes);
-    u64::from_le_bytes(w)
-}
-
-/// The sum of a u64's eight byte lanes.
-#[inline(always)]
-fn lane_sum(acc: u64) -> u64 {
-    let pairs = (acc & 0x00FF_00FF_00FF_00FF) + ((acc >> 8) & 0x00FF_00FF_00FF_00FF);
-    pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48
-}
-
-/// Top bit of each byte lane of `x` set where that byte is `\n`.
-#[inline(always)]
-fn newline_flags(x: u64) -> u64 {
-    let y = x ^ 0x0A0A_0A0A_0A0A_0A0A;
-    // Zero lanes of `y`, exactly: no carry crosses a lane.
-    !(((y & LOW7) + LOW7) | y)
-}
-
-/// Top bit of each byte lane set where the byte is a continuation byte
-/// (top bits `10`).
-#[inline(always)]
-fn continuation_flags(x: u64) -> u64 {
-    x & !(x << 1)
-}
-
-#[inline(always)]
-fn count_flags(bytes: &[u8], flags: impl Fn(u64) -> u64, byte: impl Fn(u8) -> bool) -> u64 {
+fn count_bytes(bytes: &[u8], test: impl Fn(u8) -> bool) -> u64 {
     let mut total = 0u64;
-    let mut blocks = bytes.chunks_exact(8 * WORDS);
+    let mut blocks = bytes.chunks_exact(LANES * ROUNDS);
     for block in &mut blocks {
-        let mut acc = 0u64;
-        for w in block.chunks_exact(8) {
-            acc += (flags(word(w)) & HIGH) >> 7;
+        let mut lanes = [0u8; LANES];
+        for round in block.chunks_exact(LANES) {
+            for (lane, &b) in lanes.iter_mut().zip(round) {
+                *lane += u8::from(test(b));
+            }
         }
-        total += lane_sum(acc);
+        total += lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
     }
-    total + blocks.remainder().iter().filter(|&&b| byte(b)).count() as u64
+    total + blocks.remainder().iter().filter(|&&b| test(b)).count() as u64
 }
 
-/// Counts `\n` bytes.
-fn count_newlines(bytes: &[u8]) -> u64 {
-    count_flags(bytes, newline_flags, |b| b == b'\n')
+/// Defines a counting function whose body is compiled twice, as it is and
+/// with AVX2 enabled, and picks one at run time. The word loops are the same
+/// code either way; with AVX2 the compiler turns them into 256-bit vector
+/// code instead of the SSE2 baseline's 128-bit code.
+macro_rules! with_avx2 {
+    ($(#[$doc:meta])* fn $name:ident($arg:ident: &[u8]) -> $ret:ty $body:block) => {
+        $(#[$doc])*
+        fn $name($arg: &[u8]) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                fn avx2($arg: &[u8]) -> $ret $body
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2, the one requirement of a
+                    // `#[target_feature(enable = "avx2")]` function.
+                    return unsafe { avx2($arg) };
+                }
+            }
+            $body
+        }
+    };
 }
 
-/// Counts bytes that are not continuation bytes: characters, for UTF-8.
-fn count_char_starts(bytes: &[u8]) -> u64 {
-    bytes.len() as u64 - count_flags(bytes, continuation_flags, |b| b & 0xC0 == 0x80)
+with_avx2! {
+    /// Counts `\n` bytes.
+    fn count_newlines(bytes: &[u8]) -> u64 {
+        count_bytes(bytes, |b| b == b'\n')
+    }
+}
+
+with_avx2! {
+    /// Counts bytes that are not continuation bytes: characters, for UTF-8.
+    fn count_char_starts(bytes: &[u8]) -> u64 {
+        count_bytes(bytes, |b| b & 0xC0 != 0x80)
+    }
 }
 
 /// Characters of well-formed UTF-8, by encoded length.
@@ -156,33 +156,7 @@ impl CharCounts {
     /// classified alone (ASCII, continuation, lead of 2, 3 or 4 bytes), so
     /// counts of adjacent pieces add up to the count of the whole.
     pub fn of(text: &[u8]) -> CharCounts {
-        let mut n = [0u64; 4]; // ASCII, continuation, 3-byte leads, 4-byte leads
-        let mut blocks = text.chunks_exact(8 * WORDS);
-        for block in &mut blocks {
-            let mut acc = [0u64; 4];
-            for w in block.chunks_exact(8) {
-                let x = word(w);
-                let (b6, b5, b4) = (x << 1, x << 2, x << 3);
-                let lead3 = x & b6 & b5;
-                acc[0] += (!x & HIGH) >> 7;
-                acc[1] += (x & !b6 & HIGH) >> 7;
-                acc[2] += (lead3 & !b4 & HIGH) >> 7;
-                acc[3] += (lead3 & b4 & HIGH) >> 7;
-            }
-            for (total, lanes) in n.iter_mut().zip(acc) {
-                *total += lane_sum(lanes);
-            }
-        }
-        for &b in blocks.remainder() {
-            n[0] += u64::from(b < 0x80);
-            n[1] += u64::from(b & 0xC0 == 0x80);
-            n[2] += u64::from(b & 0xF0 == 0xE0);
-            n[3] += u64::from(b >= 0xF0);
-        }
-        let two = text.len() as u64 - n[0] - n[1] - n[2] - n[3];
-        CharCounts {
-            by_len: [n[0], two, n[2], n[3]],
-        }
+        count_by_class(text)
     }
 
     /// [`of`](Self::of), with a large input counted across the thread
@@ -222,6 +196,45 @@ impl CharCounts {
     }
 }
 
+with_avx2! {
+    /// [`CharCounts::of`].
+    fn count_by_class(text: &[u8]) -> CharCounts {
+        // ASCII, continuation bytes, 3-byte leads, 4-byte leads.
+        let classes = |b: u8| {
+            [
+                u8::from(b < 0x80),
+                u8::from(b & 0xC0 == 0x80),
+                u8::from(b & 0xF0 == 0xE0),
+                u8::from(b >= 0xF0),
+            ]
+        };
+        let mut n = [0u64; 4];
+        let mut blocks = text.chunks_exact(LANES * ROUNDS);
+        for block in &mut blocks {
+            let mut lanes = [[0u8; LANES]; 4];
+            for round in block.chunks_exact(LANES) {
+                for (j, &b) in round.iter().enumerate() {
+                    for (class, hit) in classes(b).into_iter().enumerate() {
+                        lanes[class][j] += hit;
+                    }
+                }
+            }
+            for (total, lanes) in n.iter_mut().zip(&lanes) {
+                *total += lanes.iter().map(|&x| u64::from(x)).sum::<u64>();
+            }
+        }
+        for &b in blocks.remainder() {
+            for (total, hit) in n.iter_mut().zip(classes(b)) {
+                *total += u64::from(hit);
+            }
+        }
+        let two = text.len() as u64 - n[0] - n[1] - n[2] - n[3];
+        CharCounts {
+            by_len: [n[0], two, n[2], n[3]],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,9 +267,9 @@ mod tests {
     }
 
     #[test]
-    fn word_at_a_time_counts_equal_byte_counts() {
+    fn lane_counts_equal_byte_counts() {
         // Every byte value, in every lane position, across block edges.
-        let mut bytes: Vec<u8> = (0..=255u8).cycle().take(8 * WORDS * 3 + 13).collect();
+        let mut bytes: Vec<u8> = (0..=255u8).cycle().take(LANES * ROUNDS * 3 + 13).collect();
         bytes.extend((0..=255u8).rev().step_by(3));
         for start in 0..9 {
             let b = &bytes[start..];
