@@ -135,7 +135,7 @@ fn synthetic_category_covers_every_script() {
     let count = runner.harness.category_count(Category::Synthetic);
     assert_eq!(count.inputs, (rounds * Script::ALL.len() * 4) as u64);
     // One large text, checked whole at a size no block loop can finish in
-    // its padded first block.
+    // its first block.
     let big = Script::Mixed.generate(SEED, 8 << 20);
     expect_ok(runner.harness.check(Category::Synthetic, &big));
     assert_all_subjects_saw_everything(&runner);

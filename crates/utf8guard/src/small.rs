@@ -1,7 +1,7 @@
 //! The path for short inputs, the common case for parsers (keys, field
-//! values). Calling a kernel costs a dispatch, vector constants and a copy
-//! of the block into a padded buffer: more than the check itself when the
-//! input is a few bytes long. So:
+//! values). Calling a kernel costs a dispatch, vector constants and, below
+//! one vector, a copy of the input into a padded buffer: more than the
+//! check itself when the input is a few bytes long. So:
 //!
 //! * inputs shorter than [`SHORT`] that are all ASCII are recognised with
 //!   a few overlapping word loads;

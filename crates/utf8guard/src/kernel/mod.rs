@@ -112,6 +112,29 @@ mod tests {
         }
     }
 
+    /// The lengths where the kernels change how they reach their bytes: a
+    /// whole vector, a vector plus less than 3 bytes of look-behind for an
+    /// overlapping last vector, a whole block, a block plus a tail too short
+    /// for an overlapping last block. Every one of them under Miri too.
+    #[test]
+    fn lengths_at_vector_and_block_edges() {
+        let text = "é€😀a".repeat(30);
+        let text = text.as_bytes();
+        let block = super::lookup::BLOCK;
+        let mut lengths = std::vec::Vec::new();
+        for edge in [16, 32, block, 2 * block, 4 * block] {
+            lengths.extend(edge - 1..=edge + 4);
+        }
+        for len in lengths {
+            check_all_kernels(&text[..len]);
+            check_all_kernels(&std::vec![b'x'; len]);
+            // An input that ends inside a character at that length.
+            let mut cut = std::vec![b'y'; len];
+            cut[len - 1] = 0xF0;
+            check_all_kernels(&cut);
+        }
+    }
+
     #[test]
     fn errors_near_block_edges() {
         let base = std::vec![b'a'; 2 * super::lookup::BLOCK + 5];
