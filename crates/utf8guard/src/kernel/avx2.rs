@@ -13,6 +13,7 @@ pub(crate) struct V256(__m256i);
 impl SimdU8 for V256 {
     const LANES: usize = 32;
     type Block = [Self; 2];
+    type Half = super::sse42::V128;
 
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {

@@ -14,6 +14,7 @@ pub(crate) struct V512(__m512i);
 impl SimdU8 for V512 {
     const LANES: usize = 64;
     type Block = [Self; 1];
+    type Half = super::avx2::V256;
 
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {

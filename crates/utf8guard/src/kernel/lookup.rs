@@ -454,7 +454,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     let len = bytes.len();
     if len < BLOCK {
         // SAFETY: the caller guarantees the instruction set.
-        return unsafe { validate_short::<V, LOADS>(bytes, &t) };
+        return unsafe { validate_short::<V, LOADS>(bytes, &t, rules) };
     }
 
     // The first block, in place: its look-behind bytes are made by shifting
@@ -566,7 +566,9 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
 /// vectors are checked in place: the first with look-behind shifted in from
 /// zeros, the others (the last one overlapping its neighbour when the
 /// length is not a multiple of the vector) with look-behind loaded from the
-/// input. A shorter input, or one that leaves less than 3 bytes of
+/// input. An input shorter than a vector goes to the narrower vector type
+/// (`V::Half`), if there is one and it is long enough for it. Otherwise an
+/// input shorter than a vector, or one that leaves less than 3 bytes of
 /// look-behind to its last vector, goes through a zero-padded buffer.
 ///
 /// # Safety
@@ -575,9 +577,17 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
 unsafe fn validate_short<V: SimdU8, const LOADS: bool>(
     bytes: &[u8],
     t: &Tables<V>,
+    rules: &Rules,
 ) -> Result<(), usize> {
     let len = bytes.len();
     debug_assert!(len < BLOCK);
+    if len < V::LANES && V::Half::LANES < V::LANES && len >= V::Half::LANES {
+        // SAFETY: `V`'s instruction set implies `V::Half`'s (the contract of
+        // `SimdU8::Half`), and the caller guarantees `V`'s.
+        let half = unsafe { Tables::<V::Half>::new(rules, LOADS) };
+        // SAFETY: as above.
+        return unsafe { validate_short::<V::Half, LOADS>(bytes, &half, rules) };
+    }
     let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
     if len < V::LANES || (len > V::LANES && len < V::LANES + PAD) {
         let mut buf = [0u8; PAD + BLOCK];

@@ -15,6 +15,11 @@ pub(crate) trait SimdU8: Copy {
     const LANES: usize;
     /// A 64-byte block as `64 / LANES` vectors.
     type Block: Copy + AsRef<[Self]>;
+    /// The next narrower vector type, for inputs shorter than one of these
+    /// vectors; `Self` where there is none. Its instruction set must be
+    /// implied by this one's (AVX2 implies SSE4.2, AVX-512 implies AVX2),
+    /// so that holding a `Self` proves that a `Half` may be made too.
+    type Half: SimdU8;
 
     /// Every lane set to `byte`.
     ///

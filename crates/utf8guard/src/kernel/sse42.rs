@@ -14,6 +14,7 @@ pub(crate) struct V128(__m128i);
 impl SimdU8 for V128 {
     const LANES: usize = 16;
     type Block = [Self; 4];
+    type Half = Self;
 
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {
