@@ -30,6 +30,9 @@ pub struct ScanOptions {
     pub count_chars: bool,
     /// Validate large inputs across the thread pool.
     pub parallel: bool,
+    /// Record the line and column of each error (off when the report does
+    /// not show them, which spares a stream the counting of every line).
+    pub positions: bool,
 }
 
 /// An error at an offset of the slice it was found in.
@@ -123,7 +126,9 @@ fn scan_slice_with(
             pos = at;
             break;
         }
-        if opts.parallel {
+        if !opts.positions {
+            // Left at the start: not shown.
+        } else if opts.parallel {
             cursor.advance_parallel(valid);
         } else {
             cursor.advance(valid);
@@ -179,7 +184,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
         return crate::stream::check_reader(file, outcome, opts, progress);
     }
     if meta.len() >= MMAP_MIN {
-        if let Ok(map) = map(&file, opts.parallel) {
+        if let Ok(map) = map(&file, 0, meta.len(), opts.parallel) {
             outcome.bytes = map.len() as u64;
             (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
             return outcome;
@@ -202,7 +207,47 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     outcome
 }
 
-/// Maps `file` for reading, with its pages faulted in up front: they are
+/// Checks standard input. A regular file behind it (`utf8guard < file`) of
+/// [`MMAP_MIN`] bytes or more from its current offset is mapped like a named
+/// file, and its offset is then moved to the end, where reading it would
+/// have left it (so a script that goes on reading its standard input finds
+/// it consumed, as after a stream); anything else is streamed.
+pub fn check_stdin(opts: &ScanOptions, progress: &Progress) -> Outcome {
+    #[cfg(unix)]
+    if let Some(outcome) = map_stdin(opts, progress) {
+        return outcome;
+    }
+    crate::stream::check_reader(std::io::stdin().lock(), Outcome::stdin(), opts, progress)
+}
+
+/// The mapped path of [`check_stdin`]: `None` when standard input is not a
+/// regular file, is too short to be worth mapping, or cannot be mapped.
+#[cfg(unix)]
+fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::fd::AsFd;
+    // A duplicate of descriptor 0 shares its offset, which is where a
+    // reader would start and where it is left.
+    let mut file = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let start = file.stream_position().ok()?;
+    let len = meta.len().checked_sub(start)?;
+    if len < MMAP_MIN {
+        return None;
+    }
+    let map = map(&file, start, len, opts.parallel).ok()?;
+    let mut outcome = Outcome::stdin();
+    outcome.bytes = map.len() as u64;
+    (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+    // Best effort, as for any reader that stops at the end.
+    let _ = file.seek(SeekFrom::Start(start + len));
+    Some(outcome)
+}
+
+/// Maps `len` bytes of `file` from `offset` for reading, with its pages faulted in up front: they are
 /// all going to be read, in order, and a page fault per page (or per small
 /// group of pages) costs more than checking the page. With `parallel`, the
 /// range is split in as many parts as the rayon pool has threads and a
@@ -211,7 +256,11 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
 /// about half the time of one `MAP_POPULATE` call; where
 /// that advice is not supported (Linux before 5.14) the first read of a page
 /// faults it in as usual.
-fn map(file: &File, parallel: bool) -> std::io::Result<Mmap> {
+fn map(file: &File, offset: u64, len: u64, parallel: bool) -> std::io::Result<Mmap> {
+    let len = usize::try_from(len)
+        .map_err(|_| std::io::Error::other("too large to map in this address space"))?;
+    let mut options = MmapOptions::new();
+    options.offset(offset).len(len);
     // SAFETY: the mapping is only ever read, through the `&[u8]` it derefs
     // to. `memmap2` leaves one condition to the caller: that the file is not
     // changed while mapped. No tool can enforce that for a file other
@@ -224,15 +273,13 @@ fn map(file: &File, parallel: bool) -> std::io::Result<Mmap> {
     } else {
         1
     };
-    let large = file
-        .metadata()
-        .is_ok_and(|m| m.len() >= PARALLEL_POPULATE_MIN);
+    let large = len as u64 >= PARALLEL_POPULATE_MIN;
     if threads < 2 || !large || !cfg!(target_os = "linux") {
         // SAFETY: as above.
-        return unsafe { MmapOptions::new().populate().map(file) };
+        return unsafe { options.populate().map(file) };
     }
     // SAFETY: as above.
-    let map = unsafe { MmapOptions::new().map(file) }?;
+    let map = unsafe { options.map(file) }?;
     populate_in_parallel(&map, threads);
     Ok(map)
 }
@@ -279,6 +326,7 @@ mod tests {
             look_for_more: true,
             count_chars: true,
             parallel: false,
+            positions: true,
         }
     }
 

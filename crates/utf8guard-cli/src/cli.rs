@@ -39,6 +39,8 @@ Inputs:
   - `-`, or no PATH at all, reads standard input. It is streamed in chunks,
     in constant memory, and always read to its end (so that the program
     writing into the pipe is never cut off). Empty standard input is valid.
+    A regular file of 1 MiB or more redirected to it (`< FILE`) is mapped
+    like a named file, from its current offset, and left at its end.
   - A directory is walked recursively, entries in byte order of their names,
     hidden ones included. Inside directories only regular files are checked:
     FIFOs, sockets and devices are skipped (--stats counts them), and so are

@@ -184,6 +184,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         look_for_more: matches!(mode, Mode::Text | Mode::Json),
         count_chars: args.stats,
         parallel: jobs > 1,
+        positions: matches!(mode, Mode::Text | Mode::Json),
     };
 
     let inputs = walk::collect(&args.paths, args.follow);
@@ -217,9 +218,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             return Outcome::stdin();
         }
         match input {
-            Input::Stdin => {
-                stream::check_reader(io::stdin().lock(), Outcome::stdin(), &opts, &progress)
-            }
+            Input::Stdin => check::check_stdin(&opts, &progress),
             Input::File { path, .. } | Input::Stream { path } => {
                 check::check_path(path, &opts, &progress)
             }

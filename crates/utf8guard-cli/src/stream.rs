@@ -182,7 +182,9 @@ impl StreamScan {
 
     /// Counts `bytes` as accepted (so far) by the validator.
     fn accept(&mut self, bytes: &[u8]) {
-        self.cursor.advance(bytes);
+        if self.opts.positions {
+            self.cursor.advance(bytes);
+        }
         if self.opts.count_chars {
             self.counts.add(&CharCounts::of(bytes));
         }
@@ -270,6 +272,7 @@ mod tests {
             look_for_more,
             count_chars: true,
             parallel: false,
+            positions: true,
         }
     }
 

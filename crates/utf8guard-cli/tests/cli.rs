@@ -722,6 +722,60 @@ fn stdin_is_streamed_with_the_positions_a_file_gets() {
     assert_eq!(file_text, stdout_of(&from_stdin));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_large_file_on_stdin_is_mapped_from_its_offset_and_left_at_its_end() {
+    use std::io::{Seek, SeekFrom};
+    // 1.2 MB (over the 1 MiB at which files are mapped) with errors early,
+    // in the middle and cut short at the end.
+    let mut bytes = "Grüße\nκόσμε 🌍\n".repeat(60_000).into_bytes();
+    let len = bytes.len();
+    bytes[5] = 0xFF;
+    bytes[len / 2] = 0xC0;
+    bytes.extend_from_slice(b"\xE2\x82");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    fs::write(&path, &bytes).unwrap();
+
+    for skip in [0usize, 7, 4099] {
+        let rest = &bytes[skip..];
+        let expected = expected_errors(rest);
+        let mut file = fs::File::open(&path).unwrap();
+        file.seek(SeekFrom::Start(skip as u64)).unwrap();
+        let output = StdCommand::new(BIN)
+            .env_remove("UTF8GUARD_KERNEL")
+            .args(["--all", "--json"])
+            .stdin(Stdio::from(file.try_clone().unwrap()))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "skip {skip}");
+        let report = &json_lines(&stdout_of(&output))[0];
+        assert_eq!(json_errors(report), expected, "skip {skip}");
+        assert_eq!(report["bytes"], rest.len() as u64);
+        assert_eq!(report["path"], "-");
+        // The shared offset is where reading to the end leaves it.
+        assert_eq!(file.stream_position().unwrap(), bytes.len() as u64);
+        // The same report as the stream path gives for the same bytes.
+        let streamed = cmd()
+            .args(["--all", "--json"])
+            .write_stdin(rest.to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(stdout_of(&output), stdout_of(&streamed), "skip {skip}");
+    }
+    // Quiet: the exit status alone, valid and invalid.
+    let valid = dir.path().join("valid.txt");
+    fs::write(&valid, "κόσμε 🌍\n".repeat(100_000)).unwrap();
+    for (p, code) in [(&valid, 0), (&path, 1)] {
+        let status = StdCommand::new(BIN)
+            .arg("-q")
+            .stdin(Stdio::from(fs::File::open(p).unwrap()))
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(code));
+    }
+}
+
 #[test]
 fn large_files_are_mapped_and_split_with_the_same_errors() {
     let mut bytes = "Grüße, κόσμε, 日本語, 🌍!\n".repeat(120_000).into_bytes(); // 4.3 MB
