@@ -60,10 +60,11 @@
 //! overlapping bytes already checked (re-checking them is harmless), and
 //! an input that ends inside a sequence is caught by looking at its last
 //! three bytes. Inputs shorter than a block are checked a vector at a time
-//! in place, the last vector overlapping; only those shorter than a vector
-//! (and the tails of the shuffle strategy, which needs the vector before
-//! the tail) are copied into a zero-filled stack buffer with three bytes
-//! of look-behind, where a zero after an unfinished sequence is an error.
+//! in place, the last vector overlapping, with the widest vector type that
+//! fits in them (down to 16 bytes); only those shorter than 16 bytes (and
+//! the tails of the shuffle strategy, which needs the vector before the
+//! tail) are copied into a zero-filled stack buffer with three bytes of
+//! look-behind, where a zero after an unfinished sequence is an error.
 
 use super::simd::SimdU8;
 
@@ -448,14 +449,14 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     bytes: &[u8],
     rules: &Rules,
 ) -> Result<(), usize> {
-    // SAFETY: the caller guarantees the instruction set.
-    let t = unsafe { Tables::<V>::new(rules, LOADS) };
-    let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
     let len = bytes.len();
     if len < BLOCK {
         // SAFETY: the caller guarantees the instruction set.
-        return unsafe { validate_short::<V, LOADS>(bytes, &t, rules) };
+        return unsafe { validate_short::<V, LOADS>(bytes, rules) };
     }
+    // SAFETY: the caller guarantees the instruction set.
+    let t = unsafe { Tables::<V>::new(rules, LOADS) };
+    let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
 
     // The first block, in place: its look-behind bytes are made by shifting
     // a vector of zeros into its first vector (the shuffle strategy), so
@@ -567,27 +568,30 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
 /// zeros, the others (the last one overlapping its neighbour when the
 /// length is not a multiple of the vector) with look-behind loaded from the
 /// input. An input shorter than a vector goes to the narrower vector type
-/// (`V::Half`), if there is one and it is long enough for it. Otherwise an
-/// input shorter than a vector, or one that leaves less than 3 bytes of
-/// look-behind to its last vector, goes through a zero-padded buffer.
+/// (`V::Half`), if there is one, and so on down to the narrowest (16
+/// bytes): a 20-byte input on the AVX-512 kernel is checked with 16-byte
+/// vectors in place, not copied into a buffer for one 64-byte vector.
+/// Only an input shorter than the narrowest vector, or one that leaves
+/// less than 3 bytes of look-behind to its last vector, goes through a
+/// zero-padded buffer. The tables are made for the vector type that does
+/// the work.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
 unsafe fn validate_short<V: SimdU8, const LOADS: bool>(
     bytes: &[u8],
-    t: &Tables<V>,
     rules: &Rules,
 ) -> Result<(), usize> {
     let len = bytes.len();
     debug_assert!(len < BLOCK);
-    if len < V::LANES && V::Half::LANES < V::LANES && len >= V::Half::LANES {
+    if len < V::LANES && V::Half::LANES < V::LANES {
         // SAFETY: `V`'s instruction set implies `V::Half`'s (the contract of
         // `SimdU8::Half`), and the caller guarantees `V`'s.
-        let half = unsafe { Tables::<V::Half>::new(rules, LOADS) };
-        // SAFETY: as above.
-        return unsafe { validate_short::<V::Half, LOADS>(bytes, &half, rules) };
+        return unsafe { validate_short::<V::Half, LOADS>(bytes, rules) };
     }
+    // SAFETY: the caller guarantees `V`'s instruction set.
+    let t = &unsafe { Tables::<V>::new(rules, LOADS) };
     let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
     if len < V::LANES || (len > V::LANES && len < V::LANES + PAD) {
         let mut buf = [0u8; PAD + BLOCK];
