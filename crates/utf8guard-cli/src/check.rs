@@ -126,11 +126,10 @@ fn scan_slice_with(
             pos = at;
             break;
         }
-        if !opts.positions {
-            // Left at the start: not shown.
-        } else if opts.parallel {
+        // Without positions the cursor stays at the start: it is not shown.
+        if opts.positions && opts.parallel {
             cursor.advance_parallel(valid);
-        } else {
+        } else if opts.positions {
             cursor.advance(valid);
         }
         findings.push(Finding::in_slice(bytes, at, err.len, err.kind, cursor));
@@ -247,9 +246,10 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
     Some(outcome)
 }
 
-/// Maps `len` bytes of `file` from `offset` for reading, with its pages faulted in up front: they are
-/// all going to be read, in order, and a page fault per page (or per small
-/// group of pages) costs more than checking the page. With `parallel`, the
+/// Maps `len` bytes of `file` from `offset` for reading, with its pages
+/// faulted in up front: they are all going to be read, in order, and a page
+/// fault per page (or per small group of pages) costs more than checking
+/// the page. With `parallel`, the
 /// range is split in as many parts as the rayon pool has threads and a
 /// thread for each asks the kernel to fault in its part
 /// (`MADV_POPULATE_READ`), which on a 256 MiB file in the page cache takes
