@@ -21,105 +21,15 @@
 
 use std::borrow::Cow;
 use std::hint::black_box;
-use std::path::Path;
 
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use utf8guard::{par, StreamValidator};
+use utf8guard_bench::inputs::{column, damaged, ingest_text, repeated};
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
-
-/// Valid UTF-8 text: the lipsum corpora, concatenated, or generated text.
-fn text() -> Vec<u8> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/lipsum");
-    let mut text = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        let mut paths: Vec<_> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.to_string_lossy().ends_with(".utf8.txt"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            text.extend_from_slice(&std::fs::read(&path).expect("reading a corpus file"));
-        }
-    }
-    if text.is_empty() {
-        eprintln!(
-            "ingest: corpus folder {} is absent or empty; using generated text",
-            dir.display()
-        );
-        let words = [
-            "lorem",
-            "ipsum",
-            "Größe",
-            "café",
-            "naïve",
-            "Ελληνικά",
-            "русский",
-            "עברית",
-            "العربية",
-            "हिन्दी",
-            "日本語",
-            "中文",
-            "한국어",
-            "😀",
-            "🚀",
-            "dolor",
-            "sit",
-            "amet",
-        ];
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        while text.len() < 800 * KIB {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            text.extend_from_slice(words[(x % words.len() as u64) as usize].as_bytes());
-            text.push(if x.is_multiple_of(11) { b'\n' } else { b' ' });
-        }
-    }
-    assert!(
-        std::str::from_utf8(&text).is_ok(),
-        "the bench text must be valid"
-    );
-    text
-}
-
-/// `text` repeated to exactly `len` bytes, cut at a character boundary
-/// (then padded with ASCII).
-fn repeated(text: &[u8], len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        let take = text.len().min(len - out.len());
-        out.extend_from_slice(&text[..take]);
-    }
-    while std::str::from_utf8(&out).is_err() {
-        out.pop();
-    }
-    out.resize(len, b' ');
-    out
-}
-
-/// `text` with 0.1% of its bytes invalid: one byte that can never be part
-/// of a character (`FF`, a stray `80`, `C0`, `F8`) inserted between two
-/// characters every thousand bytes on average, at pseudo-random places.
-fn damaged(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() + text.len() / 1000 + 1);
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = 0;
-    for (i, &byte) in text.iter().enumerate() {
-        if i >= next && byte & 0xC0 != 0x80 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            out.push([0xFF, 0x80, 0xC0, 0xF8][(x >> 32) as usize % 4]);
-            next = i + 1 + (x % 1999) as usize;
-        }
-        out.push(byte);
-    }
-    out
-}
 
 fn par_256mib(c: &mut Criterion, text: &[u8]) {
     let input = repeated(text, 256 * MIB);
@@ -228,16 +138,7 @@ fn lossy(c: &mut Criterion, text: &[u8]) {
 }
 
 fn offsets_1m(c: &mut Criterion, text: &[u8]) {
-    // The words of the text (space- and line-separated), cycled: a million
-    // short strings of real text, as a column would hold them.
-    let text = std::str::from_utf8(text).unwrap();
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let mut values = Vec::new();
-    let mut offsets = vec![0i32];
-    for word in words.iter().cycle().take(1_000_000) {
-        values.extend_from_slice(word.as_bytes());
-        offsets.push(values.len() as i32);
-    }
+    let (values, offsets) = column(text, 1_000_000);
     let strings: Vec<&[u8]> = offsets
         .windows(2)
         .map(|w| &values[w[0] as usize..w[1] as usize])
@@ -276,7 +177,7 @@ fn offsets_1m(c: &mut Criterion, text: &[u8]) {
 }
 
 fn ingest(c: &mut Criterion) {
-    let text = text();
+    let text = ingest_text();
     eprintln!(
         "ingest: {} bytes of text; kernel {}",
         text.len(),
