@@ -15,7 +15,7 @@
 //!
 //! struct Names(Vec<String>);
 //! impl Visit for Names {
-//!     fn visit<V: Validator>(&mut self, v: &V) {
+//!     fn visit<V: Validator + Copy + 'static>(&mut self, v: &V) {
 //!         assert_eq!(v.check(b"ok"), Verdict::Valid);
 //!         self.0.push(v.name());
 //!     }
@@ -33,6 +33,7 @@ use std::time::Duration;
 use criterion::Criterion;
 
 pub mod inputs;
+pub mod paired;
 
 /// The environment variable that selects the mode: `quick` or `full`
 /// (the default).
@@ -213,7 +214,7 @@ pub trait Validator {
 /// Something to do with each implementation; see [`for_each_validator`].
 pub trait Visit {
     /// Called once per available implementation.
-    fn visit<V: Validator>(&mut self, validator: &V);
+    fn visit<V: Validator + Copy + 'static>(&mut self, validator: &V);
 }
 
 /// Calls `visitor` with every implementation this CPU can run: utf8guard's
@@ -272,7 +273,7 @@ positional_error!(
 );
 
 /// `utf8guard::validate`: the dispatched kernel, yes or no.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Utf8guard;
 impl Validator for Utf8guard {
     fn name(&self) -> String {
@@ -290,7 +291,7 @@ impl Validator for Utf8guard {
 
 /// `utf8guard::from_utf8`: the dispatched kernel, with the error located as
 /// std does.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Utf8guardFromUtf8;
 impl Validator for Utf8guardFromUtf8 {
     fn name(&self) -> String {
@@ -304,7 +305,7 @@ impl Validator for Utf8guardFromUtf8 {
 
 /// `Kernel::validate`: one kernel forced, whatever the dispatcher would
 /// choose.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ForcedKernel(pub utf8guard::Kernel);
 impl Validator for ForcedKernel {
     fn name(&self) -> String {
@@ -324,7 +325,7 @@ impl Validator for ForcedKernel {
 /// overlapping loads (`utf8guard::__bench::avx2_shuffled`). Visited only
 /// where AVX2 is available.
 #[cfg(target_arch = "x86_64")]
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Avx2Shuffled;
 #[cfg(target_arch = "x86_64")]
 impl Validator for Avx2Shuffled {
@@ -342,7 +343,7 @@ impl Validator for Avx2Shuffled {
 }
 
 /// `core::str::from_utf8`.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Std;
 impl Validator for Std {
     fn name(&self) -> String {
@@ -355,7 +356,7 @@ impl Validator for Std {
 }
 
 /// `simdutf8::basic::from_utf8`: yes or no.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Simdutf8Basic;
 impl Validator for Simdutf8Basic {
     fn name(&self) -> String {
@@ -371,7 +372,7 @@ impl Validator for Simdutf8Basic {
 }
 
 /// `simdutf8::compat::from_utf8`: errors located as std does.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Simdutf8Compat;
 impl Validator for Simdutf8Compat {
     fn name(&self) -> String {
@@ -384,7 +385,7 @@ impl Validator for Simdutf8Compat {
 }
 
 /// `simdutf::validate_utf8`: the C++ library, yes or no.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Simdutf;
 impl Validator for Simdutf {
     fn name(&self) -> String {
@@ -402,7 +403,7 @@ impl Validator for Simdutf {
 
 /// `simdutf::validate_utf8_with_errors`: the C++ library, with the position
 /// of the error.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct SimdutfWithErrors;
 impl Validator for SimdutfWithErrors {
     fn name(&self) -> String {
@@ -446,7 +447,7 @@ mod tests {
         verdicts: Vec<(String, Verdict)>,
     }
     impl Visit for Collect<'_> {
-        fn visit<V: Validator>(&mut self, v: &V) {
+        fn visit<V: Validator + Copy + 'static>(&mut self, v: &V) {
             self.verdicts.push((v.name(), v.check(self.input)));
         }
     }

@@ -38,7 +38,7 @@ struct OneInput<'a, 'g> {
 }
 
 impl Visit for OneInput<'_, '_> {
-    fn visit<V: Validator>(&mut self, v: &V) {
+    fn visit<V: Validator + Copy + 'static>(&mut self, v: &V) {
         assert_agrees(v, self.input, self.label);
         self.group.bench_with_input(
             BenchmarkId::new(v.name(), self.label),
@@ -57,7 +57,7 @@ struct Batch<'a, 'g> {
 }
 
 impl Visit for Batch<'_, '_> {
-    fn visit<V: Validator>(&mut self, v: &V) {
+    fn visit<V: Validator + Copy + 'static>(&mut self, v: &V) {
         for s in self.strings {
             assert_agrees(v, s, self.label);
         }
