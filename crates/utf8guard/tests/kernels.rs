@@ -128,6 +128,34 @@ fn every_prefix_of_mixed_text() {
     }
 }
 
+/// ASCII of every length up to past the kernels' ASCII scan of short
+/// inputs (1024 bytes), then a character, a malformation or a cut-off
+/// sequence, then ASCII or nothing: where the scan stops, and whether what
+/// follows is checked from there.
+#[test]
+fn ascii_prefix_of_every_length_then_text_or_error() {
+    let ascii = filler(1100, 0);
+    let after: [&[u8]; 6] = [
+        "é".as_bytes(),
+        "😀".as_bytes(),
+        b"\xFF",
+        b"\xE0\x80\x80",
+        b"\xED\xA0\x80",
+        b"\xF0\x9F\x98",
+    ];
+    for prefix in 0..=1100 {
+        for what in after {
+            for tail in [0, 1, 5, 64] {
+                let mut input = ascii[..prefix].to_vec();
+                input.extend_from_slice(what);
+                input.extend_from_slice(&ascii[..tail]);
+                check(&input);
+            }
+        }
+        check(&ascii[..prefix]);
+    }
+}
+
 #[test]
 fn large_inputs_with_late_errors() {
     for style in 0..4 {

@@ -23,7 +23,10 @@
 //!    is an error (too many continuation bytes, or too few).
 //! 3. A block of 64 bytes with no high bit set is all ASCII and skips the
 //!    lookups; it is an error only if the block before it ended inside a
-//!    sequence.
+//!    sequence. An input of up to 1 KiB is first scanned for the ASCII
+//!    blocks it starts with, before the tables are made: an all-ASCII one
+//!    is done with a load and an OR per vector, and one with text further
+//!    on is checked from its first block that is not ASCII.
 //!
 //! ```text
 //! for each 64-byte block:
@@ -438,6 +441,56 @@ unsafe fn is_ascii_step<V: SimdU8>(ptr: *const u8) -> bool {
     any_high.is_ascii()
 }
 
+/// Inputs up to this long go through [`ascii_prefix`] first. Longer ones
+/// start with the main loop, whose ASCII steps are faster on long runs
+/// (aligned, four blocks a test) but need the tables made first.
+const ASCII_SCAN_MAX: usize = 1024;
+
+/// The offset of the first 64-byte block of `bytes` (at a multiple of 64)
+/// that is not all ASCII, or of the incomplete block at its end when only
+/// that one is not; `None` when every byte is ASCII.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `bytes` must be at least
+/// one block long.
+#[inline(always)]
+unsafe fn ascii_prefix<V: SimdU8>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let mut at = 0;
+    while len - at >= BLOCK {
+        // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
+        if !unsafe { block_is_ascii::<V>(bytes.as_ptr().wrapping_add(at)) } {
+            return Some(at);
+        }
+        at += BLOCK;
+    }
+    // The last bytes, as the last whole block of the input (`len >= BLOCK`,
+    // so it exists; it overlaps bytes found ASCII already).
+    // SAFETY: `len - BLOCK .. len` is inside `bytes`; the instruction set.
+    if at == len || unsafe { block_is_ascii::<V>(bytes.as_ptr().wrapping_add(len - BLOCK)) } {
+        None
+    } else {
+        Some(at)
+    }
+}
+
+/// `true` when the 64 bytes at `ptr` are all ASCII.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `ptr .. ptr + 64` must be
+/// valid for reads.
+#[inline(always)]
+unsafe fn block_is_ascii<V: SimdU8>(ptr: *const u8) -> bool {
+    // SAFETY: 64 readable bytes at `ptr`; the instruction set (caller).
+    let block = unsafe { V::load_block(ptr) };
+    let vectors = block.as_ref();
+    let mut any_high = vectors[0];
+    for &v in &vectors[1..] {
+        any_high = any_high.or(v);
+    }
+    any_high.is_ascii()
+}
+
 /// Validate `bytes`. `Err(offset)` names the first block with an error: the
 /// bytes before `offset` are well formed except, possibly, for a character
 /// that starts less than 4 bytes before `offset` and is unfinished there.
@@ -454,6 +507,18 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
         // SAFETY: the caller guarantees the instruction set.
         return unsafe { validate_short::<V, LOADS>(bytes, rules) };
     }
+    // A short input is first scanned for the ASCII blocks it starts with,
+    // before any table is made: an ASCII input is done then, and one with
+    // text further on is checked from its first block that is not ASCII.
+    let start = if len <= ASCII_SCAN_MAX {
+        // SAFETY: the caller guarantees the instruction set.
+        match unsafe { ascii_prefix::<V>(bytes) } {
+            None => return Ok(()),
+            Some(start) => start,
+        }
+    } else {
+        0
+    };
     // SAFETY: the caller guarantees the instruction set.
     let t = unsafe { Tables::<V>::new(rules, LOADS) };
     let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
@@ -461,18 +526,24 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     // The first block, in place: its look-behind bytes are made by shifting
     // a vector of zeros into its first vector (the shuffle strategy), so
     // nothing before the slice is read, and the start of the input behaves
-    // as if it followed ASCII.
+    // as if it followed ASCII. After an ASCII prefix, the run of ASCII the
+    // main loop skips is where the checking starts (the bytes before it
+    // being ASCII, zeros stand for them as look-behind).
     let mut carry = Carry {
         prev: zero,
         incomplete: false,
     };
-    // SAFETY: `len >= BLOCK`; with the shuffle strategy only the block's
-    // own bytes are read.
-    let mut verdict = unsafe { check_block::<V, false>(bytes.as_ptr(), &t, &mut carry) };
-    if verdict == Verdict::Error {
-        return Err(0);
-    }
-    let mut pos = BLOCK;
+    let (mut verdict, mut pos) = if start == 0 {
+        // SAFETY: `len >= BLOCK`; with the shuffle strategy only the
+        // block's own bytes are read.
+        let verdict = unsafe { check_block::<V, false>(bytes.as_ptr(), &t, &mut carry) };
+        if verdict == Verdict::Error {
+            return Err(0);
+        }
+        (verdict, BLOCK)
+    } else {
+        (Verdict::Ascii, start)
+    };
     while len - pos >= BLOCK {
         if verdict == Verdict::Ascii {
             // In a run of ASCII: skip several blocks per step, with one
