@@ -424,18 +424,20 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool>(
 /// Bytes per step in a run of ASCII.
 const ASCII_STEP: usize = 4 * BLOCK;
 
-/// `true` when the [`ASCII_STEP`] bytes at `ptr` are all ASCII.
+/// `true` when the `N` bytes at `ptr` (a multiple of the vector width) are
+/// all ASCII: one test for all of them.
 ///
 /// # Safety
-/// The CPU must support `V`'s instruction set, and `ptr .. ptr + ASCII_STEP`
-/// must be valid for reads.
+/// The CPU must support `V`'s instruction set, and `ptr .. ptr + N` must be
+/// valid for reads.
 #[inline(always)]
-unsafe fn is_ascii_step<V: SimdU8>(ptr: *const u8) -> bool {
-    // SAFETY: ASCII_STEP bytes from `ptr` are readable (caller).
+unsafe fn is_ascii_run<V: SimdU8, const N: usize>(ptr: *const u8) -> bool {
+    const { assert!(N >= V::LANES && N.is_multiple_of(V::LANES)) };
+    // SAFETY: N bytes from `ptr` are readable (caller).
     let first = unsafe { V::load(ptr) };
     let mut any_high = first;
-    for k in 1..ASCII_STEP / V::LANES {
-        // SAFETY: as above; `k * LANES + LANES <= ASCII_STEP`.
+    for k in 1..N / V::LANES {
+        // SAFETY: as above; `k * LANES + LANES <= N`.
         any_high = any_high.or(unsafe { V::load(ptr.wrapping_add(k * V::LANES)) });
     }
     any_high.is_ascii()
@@ -459,7 +461,7 @@ unsafe fn ascii_prefix<V: SimdU8>(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     while len - at >= BLOCK {
         // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
-        if !unsafe { block_is_ascii::<V>(bytes.as_ptr().wrapping_add(at)) } {
+        if !unsafe { is_ascii_run::<V, BLOCK>(bytes.as_ptr().wrapping_add(at)) } {
             return Some(at);
         }
         at += BLOCK;
@@ -467,28 +469,11 @@ unsafe fn ascii_prefix<V: SimdU8>(bytes: &[u8]) -> Option<usize> {
     // The last bytes, as the last whole block of the input (`len >= BLOCK`,
     // so it exists; it overlaps bytes found ASCII already).
     // SAFETY: `len - BLOCK .. len` is inside `bytes`; the instruction set.
-    if at == len || unsafe { block_is_ascii::<V>(bytes.as_ptr().wrapping_add(len - BLOCK)) } {
+    if at == len || unsafe { is_ascii_run::<V, BLOCK>(bytes.as_ptr().wrapping_add(len - BLOCK)) } {
         None
     } else {
         Some(at)
     }
-}
-
-/// `true` when the 64 bytes at `ptr` are all ASCII.
-///
-/// # Safety
-/// The CPU must support `V`'s instruction set, and `ptr .. ptr + 64` must be
-/// valid for reads.
-#[inline(always)]
-unsafe fn block_is_ascii<V: SimdU8>(ptr: *const u8) -> bool {
-    // SAFETY: 64 readable bytes at `ptr`; the instruction set (caller).
-    let block = unsafe { V::load_block(ptr) };
-    let vectors = block.as_ref();
-    let mut any_high = vectors[0];
-    for &v in &vectors[1..] {
-        any_high = any_high.or(v);
-    }
-    any_high.is_ascii()
 }
 
 /// Validate `bytes`. `Err(offset)` names the first block with an error: the
@@ -562,7 +547,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
             }
             while len - pos >= ASCII_STEP {
                 // SAFETY: `pos + ASCII_STEP <= len`: the bytes are in `bytes`.
-                if !unsafe { is_ascii_step::<V>(bytes.as_ptr().wrapping_add(pos)) } {
+                if !unsafe { is_ascii_run::<V, ASCII_STEP>(bytes.as_ptr().wrapping_add(pos)) } {
                     break;
                 }
                 pos += ASCII_STEP;
