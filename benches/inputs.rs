@@ -14,6 +14,10 @@ pub const LIPSUM_ENV: &str = "UTF8GUARD_LIPSUM_DIR";
 /// Environment variable overriding where the project's corpora are read from.
 pub const CORPORA_ENV: &str = "UTF8GUARD_CORPORA_DIR";
 
+/// How many different strings each short-string benchmark (criterion's and
+/// the paired one) cycles through.
+pub const SHORT_POOL: usize = 4096;
+
 /// Largest file the benchmarks load from a corpus folder.
 const MAX_CORPUS_FILE: u64 = 64 << 20;
 

@@ -26,7 +26,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use utf8guard::{par, StreamValidator};
-use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt};
+use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
 use utf8guard_bench::paired::{Comparison, Outcome};
 use utf8guard_bench::{assert_agrees, for_each_validator, Mode, Validator, Verdict, Visit};
 
@@ -44,10 +44,6 @@ const MAIN: [&str; 7] = [
 
 /// A turn of each contestant lasts about this long.
 const SLICE: Duration = Duration::from_millis(1);
-
-/// How many different strings each short-string comparison cycles through
-/// (as in the `validate` benchmarks).
-const SHORT_POOL: usize = 4096;
 
 struct Runner {
     filters: Vec<String>,

@@ -20,15 +20,12 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
-use utf8guard_bench::inputs::{self, ErrorAt, Strings};
+use utf8guard_bench::inputs::{self, ErrorAt, Strings, SHORT_POOL};
 use utf8guard_bench::{assert_agrees, for_each_validator, note, Mode, Validator, Verdict, Visit};
 
 /// Inputs this large are timed with flat sampling: a linear sample plan
 /// would need far more iterations than the measurement time allows.
 const FLAT_FROM: usize = 1 << 20;
-
-/// How many different strings each short-string benchmark cycles through.
-const SHORT_POOL: usize = 4096;
 
 /// Benchmarks every implementation on one input.
 struct OneInput<'a, 'g> {
