@@ -58,6 +58,18 @@ impl SimdU8 for V256 {
     }
 
     #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_andnot_si256(other.0, self.0) })
+    }
+
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_min_epu8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn high_nibbles(self) -> Self {
         // SAFETY: a `V256` exists only on a CPU with AVX2.
         V256(unsafe { _mm256_and_si256(_mm256_srli_epi16::<4>(self.0), _mm256_set1_epi8(0x0F)) })
@@ -88,6 +100,8 @@ impl SimdU8 for V256 {
                 1 => _mm256_alignr_epi8::<15>(self.0, crossing),
                 2 => _mm256_alignr_epi8::<14>(self.0, crossing),
                 3 => _mm256_alignr_epi8::<13>(self.0, crossing),
+                4 => _mm256_alignr_epi8::<12>(self.0, crossing),
+                5 => _mm256_alignr_epi8::<11>(self.0, crossing),
                 _ => unreachable!("prev::<{N}>"),
             }
         })

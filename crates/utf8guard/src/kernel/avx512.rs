@@ -60,6 +60,18 @@ impl SimdU8 for V512 {
     }
 
     #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
+        V512(unsafe { _mm512_andnot_si512(other.0, self.0) })
+    }
+
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
+        V512(unsafe { _mm512_min_epu8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn high_nibbles(self) -> Self {
         // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
         V512(unsafe { _mm512_and_si512(_mm512_srli_epi16::<4>(self.0), _mm512_set1_epi8(0x0F)) })
@@ -90,6 +102,8 @@ impl SimdU8 for V512 {
                 1 => _mm512_alignr_epi8::<15>(self.0, crossing),
                 2 => _mm512_alignr_epi8::<14>(self.0, crossing),
                 3 => _mm512_alignr_epi8::<13>(self.0, crossing),
+                4 => _mm512_alignr_epi8::<12>(self.0, crossing),
+                5 => _mm512_alignr_epi8::<11>(self.0, crossing),
                 _ => unreachable!("prev::<{N}>"),
             }
         })

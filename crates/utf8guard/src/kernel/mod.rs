@@ -101,6 +101,30 @@ mod tests {
     }
 
     #[test]
+    fn vector_operations_match_their_definitions() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if Kernel::Sse42.is_available() {
+                // SAFETY: SSE4.2 was just detected.
+                unsafe { super::simd::check_operations::<super::sse42::V128>() };
+            }
+            if Kernel::Avx2.is_available() {
+                // SAFETY: AVX2 was just detected.
+                unsafe { super::simd::check_operations::<super::avx2::V256>() };
+            }
+            if Kernel::Avx512.is_available() {
+                // SAFETY: AVX-512F and BW were just detected.
+                unsafe { super::simd::check_operations::<super::avx512::V512>() };
+            }
+        }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        // SAFETY: NEON is enabled at compile time.
+        unsafe {
+            super::simd::check_operations::<super::neon::V128>()
+        };
+    }
+
+    #[test]
     fn every_length_up_to_three_blocks() {
         let text = "a€é😀".repeat(20);
         let text = text.as_bytes();

@@ -66,6 +66,18 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        // SAFETY: NEON is available (see the type's documentation).
+        V128(unsafe { vbicq_u8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        // SAFETY: NEON is available (see the type's documentation).
+        V128(unsafe { vminq_u8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn high_nibbles(self) -> Self {
         // SAFETY: NEON is available (see the type's documentation).
         V128(unsafe { vshrq_n_u8::<4>(self.0) })
@@ -91,6 +103,8 @@ impl SimdU8 for V128 {
                 1 => vextq_u8::<15>(prev.0, self.0),
                 2 => vextq_u8::<14>(prev.0, self.0),
                 3 => vextq_u8::<13>(prev.0, self.0),
+                4 => vextq_u8::<12>(prev.0, self.0),
+                5 => vextq_u8::<11>(prev.0, self.0),
                 _ => unreachable!("prev::<{N}>"),
             }
         })

@@ -50,13 +50,19 @@ pub(crate) trait SimdU8: Copy {
     fn or(self, other: Self) -> Self;
     fn and(self, other: Self) -> Self;
     fn xor(self, other: Self) -> Self;
+    /// `self & !other`, bit by bit.
+    #[cfg_attr(not(test), allow(dead_code))] // used by the dialects' checks
+    fn and_not(self, other: Self) -> Self;
+    /// Lane-wise unsigned minimum.
+    #[cfg_attr(not(test), allow(dead_code))] // used by the dialects' checks
+    fn min(self, other: Self) -> Self;
     /// Each byte shifted right by 4: its high nibble.
     fn high_nibbles(self) -> Self;
     /// Lane-wise table lookup: `table[self[i]]`, for indices below 16.
     fn lookup(self, table: Self) -> Self;
     /// Lane-wise unsigned saturating subtraction.
     fn saturating_sub(self, other: Self) -> Self;
-    /// The vector shifted by `N` (1 to 3) bytes towards higher lanes, with
+    /// The vector shifted by `N` (1 to 5) bytes towards higher lanes, with
     /// the last `N` bytes of `prev` shifted in: lane `i` holds the byte
     /// that comes `N` bytes before lane `i` of `self` in the input.
     fn prev<const N: i32>(self, prev: Self) -> Self;
@@ -64,4 +70,52 @@ pub(crate) trait SimdU8: Copy {
     fn is_ascii(self) -> bool;
     /// `true` when some lane is not zero.
     fn any(self) -> bool;
+}
+
+/// Every operation of a vector type against its definition on bytes. Only
+/// equality of whole vectors is observable (`xor` then `any`), which is
+/// enough: each expected vector is loaded from bytes computed here.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[cfg(test)]
+pub(crate) unsafe fn check_operations<V: SimdU8>() {
+    extern crate std;
+    use std::vec::Vec;
+    let a: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+    let b: Vec<u8> = (0..64u32).map(|i| (i * 91 + 200) as u8).collect();
+    let n = V::LANES;
+    // SAFETY: the caller guarantees the instruction set; every pointer
+    // below has at least LANES readable bytes.
+    unsafe {
+        let same = |v: V, bytes: &[u8]| !v.xor(V::load(bytes.as_ptr())).any();
+        let (va, vb) = (V::load(a.as_ptr()), V::load(b.as_ptr()));
+        let map = |f: fn(u8, u8) -> u8| -> Vec<u8> { (0..n).map(|i| f(a[i], b[i])).collect() };
+        assert!(same(va.or(vb), &map(|x, y| x | y)));
+        assert!(same(va.and(vb), &map(|x, y| x & y)));
+        assert!(same(va.and_not(vb), &map(|x, y| x & !y)));
+        assert!(same(va.xor(vb), &map(|x, y| x ^ y)));
+        assert!(same(va.min(vb), &map(|x, y| x.min(y))));
+        assert!(same(
+            va.saturating_sub(vb),
+            &map(|x, y| x.saturating_sub(y))
+        ));
+        assert!(same(va.high_nibbles(), &map(|x, _| x >> 4)));
+        // `prev::<N>`: lane i holds the byte N before it in [b, a].
+        let joined: Vec<u8> = b[..n].iter().chain(&a[..n]).copied().collect();
+        assert!(same(va.prev::<1>(vb), &joined[n - 1..2 * n - 1]));
+        assert!(same(va.prev::<2>(vb), &joined[n - 2..2 * n - 2]));
+        assert!(same(va.prev::<3>(vb), &joined[n - 3..2 * n - 3]));
+        assert!(same(va.prev::<4>(vb), &joined[n - 4..2 * n - 4]));
+        assert!(same(va.prev::<5>(vb), &joined[n - 5..2 * n - 5]));
+        let table: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(29) ^ 0x5A);
+        let nibbles: Vec<u8> = a.iter().map(|x| x & 15).collect();
+        let looked_up: Vec<u8> = nibbles.iter().map(|&i| table[i as usize]).collect();
+        assert!(same(
+            V::load(nibbles.as_ptr()).lookup(V::table(&table)),
+            &looked_up
+        ));
+        assert!(V::splat(0x7F).is_ascii() && !V::splat(0x80).is_ascii());
+        assert!(!V::splat(0).any() && V::splat(1).any());
+    }
 }

@@ -66,6 +66,18 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included).
+        V128(unsafe { _mm_andnot_si128(other.0, self.0) })
+    }
+
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included).
+        V128(unsafe { _mm_min_epu8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn high_nibbles(self) -> Self {
         // SAFETY: a `V128` exists only on a CPU with SSE4.2.
         V128(unsafe { _mm_and_si128(_mm_srli_epi16::<4>(self.0), _mm_set1_epi8(0x0F)) })
@@ -91,6 +103,8 @@ impl SimdU8 for V128 {
                 1 => _mm_alignr_epi8::<15>(self.0, prev.0),
                 2 => _mm_alignr_epi8::<14>(self.0, prev.0),
                 3 => _mm_alignr_epi8::<13>(self.0, prev.0),
+                4 => _mm_alignr_epi8::<12>(self.0, prev.0),
+                5 => _mm_alignr_epi8::<11>(self.0, prev.0),
                 _ => unreachable!("prev::<{N}>"),
             }
         })
