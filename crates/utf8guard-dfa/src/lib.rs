@@ -1,16 +1,18 @@
-//! The scalar reference for utf8guard: a byte-at-a-time DFA generated from the
-//! table of well-formed UTF-8 byte sequences.
+//! The scalar reference for utf8guard: for each dialect of the UTF-8
+//! family, a byte-at-a-time automaton generated from the table of its
+//! well-formed byte sequences.
 //!
 //! This crate is the oracle. Every SIMD kernel, every streaming or parallel
-//! API, is tested against it (and against `core::str::from_utf8`). It is
-//! written to be *obviously* right rather than fast:
+//! API, is tested against it (and, for strict UTF-8, against
+//! `core::str::from_utf8`). It is written to be *obviously* right rather
+//! than fast:
 //!
-//! * the only input is [`WELL_FORMED`], a transcription of Unicode's
-//!   Table 3-7 ("Well-Formed UTF-8 Byte Sequences"), which is the same set as
-//!   the ABNF of RFC 3629 and Table 3.1B of Corrigendum #1;
-//! * the automaton is the trie of those rows, built by a `const fn` at compile
-//!   time: a state is "inside row `r`, `d` bytes read", so every state can be
-//!   named in terms of the table;
+//! * the only inputs are the tables of [`grammar`], one per dialect, each a
+//!   transcription of its specification's table ([`WELL_FORMED`] is
+//!   Unicode's Table 3-7), plus the few rules that are not rows, as data;
+//! * each automaton ([`automaton`]) is built from its table by a `const fn`
+//!   at compile time: a state is "these rows still match, `d` bytes read",
+//!   so every state can be named in terms of the table;
 //! * errors follow the *maximal subpart* rule that `core::str::from_utf8`
 //!   implements: the error length is the number of bytes of the longest
 //!   prefix of a well-formed sequence that was read before the offending
@@ -28,17 +30,27 @@
 //! assert_eq!(err.valid_up_to, 2);
 //! assert_eq!(err.error_len, Some(1));
 //! assert_eq!(err.fault, Fault::Surrogate);
+//!
+//! // The same bytes are a lone surrogate, well formed in WTF-8.
+//! assert!(utf8guard_dfa::WTF8.is_valid(b"ab\xED\xA0\x80"));
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod automaton;
+pub mod grammar;
+
+pub use automaton::{
+    Automaton, Scan, ALL, CESU8, CORRECTED, MUTF8, RFC2279, UNICODE_3_1, UTF8, WTF8,
+};
+
 /// An inclusive range of byte values, `lo..=hi`.
 pub type ByteRange = (u8, u8);
 
 /// The well-formed UTF-8 byte sequences, one row per line of Unicode's
-/// Table 3-7. A sequence is well formed exactly when it matches one row,
-/// byte by byte.
+/// Table 3-7 (the rows of [`grammar::UTF8`]). A sequence is well formed
+/// exactly when it matches one row, byte by byte.
 ///
 /// | Code points        | 1st    | 2nd    | 3rd    | 4th    |
 /// |--------------------|--------|--------|--------|--------|
@@ -63,157 +75,87 @@ pub const WELL_FORMED: [&[ByteRange]; 9] = [
     &[(0xF4, 0xF4), (0x80, 0x8F), (0x80, 0xBF), (0x80, 0xBF)],
 ];
 
-/// A state of the automaton.
+/// A state of an automaton.
 ///
-/// [`State::ACCEPT`] is "between characters" (also the start state),
-/// [`State::REJECT`] is the sink entered on an ill-formed byte; every other
-/// state is "inside row `row()` of [`WELL_FORMED`], `depth()` bytes read".
+/// [`State::ACCEPT`] (the start) and [`State::REJECT`] (the sink entered on
+/// an ill-formed byte) are the same in every [`Automaton`]; other states
+/// are described by the automaton they belong to. The methods on `State`
+/// itself step the strict UTF-8 automaton ([`UTF8`]), where every state
+/// other than these two is "inside row `row()` of [`WELL_FORMED`],
+/// `depth()` bytes read".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct State(u8);
+pub struct State(pub(crate) u8);
 
-/// Number of states: accept, reject, and one per (row, depth) with
-/// `1 <= depth < row length`.
-const fn count_states() -> usize {
-    let mut n = 2;
-    let mut r = 0;
-    while r < WELL_FORMED.len() {
-        n += WELL_FORMED[r].len() - 1;
-        r += 1;
-    }
-    n
-}
-
-/// How many states the automaton has (19 inner states plus accept and reject).
-pub const STATE_COUNT: usize = count_states();
-
-/// For each state: the row of [`WELL_FORMED`] it is in and how many bytes of
-/// that row have been read. Accept and reject have depth 0.
-const STATE_INFO: [(u8, u8); STATE_COUNT] = {
-    let mut info = [(0u8, 0u8); STATE_COUNT];
-    let mut next = 2;
-    let mut r = 0;
-    while r < WELL_FORMED.len() {
-        let mut d = 1;
-        while d < WELL_FORMED[r].len() {
-            info[next] = (r as u8, d as u8);
-            next += 1;
-            d += 1;
-        }
-        r += 1;
-    }
-    info
-};
-
-/// The state "inside row `row`, `depth` bytes read".
-const fn inner_state(row: usize, depth: usize) -> u8 {
-    let mut s = 2;
-    while s < STATE_COUNT {
-        if STATE_INFO[s].0 as usize == row && STATE_INFO[s].1 as usize == depth {
-            return s as u8;
-        }
-        s += 1;
-    }
-    panic!("no such state");
-}
-
-const fn in_range(b: u8, range: ByteRange) -> bool {
-    range.0 <= b && b <= range.1
-}
-
-/// The transition table, `TRANSITIONS[state][byte]`, derived from
-/// [`WELL_FORMED`] and nothing else.
-const TRANSITIONS: [[u8; 256]; STATE_COUNT] = {
-    let mut table = [[State::REJECT.0; 256]; STATE_COUNT];
-    let mut b = 0;
-    while b < 256 {
-        // From "between characters": the lead byte picks the row (the first
-        // ranges of the rows are disjoint).
-        let mut r = 0;
-        while r < WELL_FORMED.len() {
-            let row = WELL_FORMED[r];
-            if in_range(b as u8, row[0]) {
-                table[State::ACCEPT.0 as usize][b] = if row.len() == 1 {
-                    State::ACCEPT.0
-                } else {
-                    inner_state(r, 1)
-                };
-            }
-            r += 1;
-        }
-        // From inside a row: the next byte must be in that row's next range.
-        let mut s = 2;
-        while s < STATE_COUNT {
-            let (r, d) = (STATE_INFO[s].0 as usize, STATE_INFO[s].1 as usize);
-            let row = WELL_FORMED[r];
-            if in_range(b as u8, row[d]) {
-                table[s][b] = if d + 1 == row.len() {
-                    State::ACCEPT.0
-                } else {
-                    inner_state(r, d + 1)
-                };
-            }
-            s += 1;
-        }
-        b += 1;
-    }
-    table
+/// How many states the strict UTF-8 automaton has (19 inner states plus
+/// accept and reject).
+pub const STATE_COUNT: usize = {
+    const BUILT: automaton::Built = automaton::build(&grammar::UTF8);
+    BUILT.count
 };
 
 impl State {
-    /// Between characters: the start state, and the only accepting one.
+    /// Between characters: the start state. In strict UTF-8 the only
+    /// accepting one.
     pub const ACCEPT: State = State(0);
     /// An ill-formed byte was seen. Stays here.
     pub const REJECT: State = State(1);
 
-    /// The state after reading `byte` in this state.
-    #[inline]
-    pub const fn next(self, byte: u8) -> State {
-        State(TRANSITIONS[self.0 as usize][byte as usize])
+    /// The state's number in its automaton, below
+    /// [`Automaton::state_count`].
+    pub const fn index(self) -> usize {
+        self.0 as usize
     }
 
-    /// The row of [`WELL_FORMED`] this state is inside, if any.
-    pub const fn row(self) -> Option<usize> {
-        if self.depth() == 0 {
-            None
-        } else {
-            Some(STATE_INFO[self.0 as usize].0 as usize)
+    /// The state after reading `byte` in this state, in strict UTF-8.
+    #[inline(always)]
+    pub fn next(self, byte: u8) -> State {
+        UTF8.next(self, byte)
+    }
+
+    /// The row of [`WELL_FORMED`] this strict UTF-8 state is inside, if any.
+    pub fn row(self) -> Option<usize> {
+        // Each inner state of strict UTF-8 is inside one row: the rows'
+        // lead byte ranges are disjoint.
+        match UTF8.rows_matched(self) {
+            0 => None,
+            rows => Some(rows.trailing_zeros() as usize),
         }
     }
 
     /// How many bytes of the current sequence have been read (0 between
-    /// characters and in the reject state).
+    /// characters and in the reject state), in strict UTF-8.
     #[inline]
-    pub const fn depth(self) -> usize {
-        STATE_INFO[self.0 as usize].1 as usize
+    pub fn depth(self) -> usize {
+        UTF8.depth(self)
     }
 
     /// The byte values that may come next without rejecting (`None` between
-    /// characters, where the lead byte ranges of every row apply).
-    pub const fn expected(self) -> Option<ByteRange> {
-        match self.row() {
-            Some(r) => Some(WELL_FORMED[r][self.depth()]),
-            None => None,
-        }
+    /// characters, where the lead byte ranges of every row apply), in strict
+    /// UTF-8.
+    pub fn expected(self) -> Option<ByteRange> {
+        self.row().map(|r| WELL_FORMED[r][self.depth()])
     }
 }
 
 /// Why a sequence is ill formed.
 ///
 /// The classification is made at the byte that made the automaton reject,
-/// from the state it was in.
+/// from the bytes of the sequence read so far (see [`Automaton::fault`] and
+/// [`grammar::Grammar::faults`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Fault {
     /// A continuation byte (`80..BF`) where a character must start.
     UnexpectedContinuation,
-    /// A byte that never appears in UTF-8: `C0`, `C1` (they could only
-    /// start overlong 2-byte forms) or `F5..FF` (above U+10FFFF, or 5- and
-    /// 6-byte forms).
+    /// A byte that never starts a sequence in this dialect: in strict UTF-8
+    /// `C0`, `C1` (they could only start overlong 2-byte forms) or `F5..FF`
+    /// (above U+10FFFF, or 5- and 6-byte forms).
     InvalidByte,
-    /// An overlong form: `E0 80..9F` or `F0 80..8F` (the value fits in fewer
-    /// bytes).
+    /// An overlong form: in strict UTF-8 `E0 80..9F` or `F0 80..8F` (the
+    /// value fits in fewer bytes).
     Overlong,
-    /// A UTF-16 surrogate, U+D800..U+DFFF: `ED A0..BF`.
+    /// A UTF-16 surrogate, U+D800..U+DFFF: `ED A0..BF`, in a dialect that
+    /// has none.
     Surrogate,
     /// A code point above U+10FFFF: `F4 90..BF`.
     TooLarge,
@@ -222,6 +164,18 @@ pub enum Fault {
     TooShort,
     /// The input ends inside a multi-byte sequence.
     Incomplete,
+    /// A `00` byte, in a dialect without one (modified UTF-8 writes U+0000
+    /// as `C0 80`; Corrected UTF-8 has it only in its magic number).
+    Nul,
+    /// A surrogate that must be half of a pair and is not: in CESU-8, a lead
+    /// surrogate not followed by a trail, or a trail with no lead before it.
+    LoneSurrogate,
+    /// A lead surrogate followed by a trail surrogate, in WTF-8, where that
+    /// pair must be the 4-byte form of its code point.
+    SurrogatePair,
+    /// A 4-byte form (`F0..F4`), in CESU-8 or modified UTF-8, where a
+    /// supplementary code point is a surrogate pair.
+    FourByteForm,
 }
 
 /// The first ill-formed sequence of an input, as `core::str::from_utf8`
@@ -230,76 +184,21 @@ pub enum Fault {
 pub struct Invalid {
     /// Length of the longest well-formed prefix of the input.
     pub valid_up_to: usize,
-    /// Length of the maximal subpart that is invalid (1 to 3), or `None`
+    /// Length of the maximal subpart that is invalid (1 to 5), or `None`
     /// when the input ends inside a sequence.
     pub error_len: Option<usize>,
     /// Why it is invalid.
     pub fault: Fault,
 }
 
-/// Classify the rejection of `byte` in `state` (which is not [`State::REJECT`]).
-const fn classify(state: State, byte: u8) -> Fault {
-    match (state.row(), state.depth()) {
-        (None, _) => {
-            if 0x80 <= byte && byte <= 0xBF {
-                Fault::UnexpectedContinuation
-            } else {
-                Fault::InvalidByte
-            }
-        }
-        (Some(row), depth) => {
-            let is_continuation = 0x80 <= byte && byte <= 0xBF;
-            if !is_continuation {
-                Fault::TooShort
-            } else if depth != 1 {
-                // Only the second byte of a sequence has a range narrower
-                // than 80..BF, so this cannot happen; be explicit anyway.
-                Fault::TooShort
-            } else {
-                // A continuation byte outside the narrowed second-byte range.
-                match WELL_FORMED[row][0].0 {
-                    0xE0 | 0xF0 => Fault::Overlong,
-                    0xED => Fault::Surrogate,
-                    0xF4 => Fault::TooLarge,
-                    _ => Fault::TooShort,
-                }
-            }
-        }
-    }
-}
-
-/// Run the automaton over `bytes`, starting between characters, and report
-/// the first ill-formed sequence.
+/// Run the strict UTF-8 automaton over `bytes`, starting between
+/// characters, and report the first ill-formed sequence.
 ///
 /// For every input the result is the same as `core::str::from_utf8`:
 /// `Ok(())` exactly when that returns `Ok`, and otherwise the same
 /// `valid_up_to` and `error_len`.
 pub fn validate(bytes: &[u8]) -> Result<(), Invalid> {
-    let mut state = State::ACCEPT;
-    let mut seq_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if state == State::ACCEPT {
-            seq_start = i;
-        }
-        let next = state.next(b);
-        if next == State::REJECT {
-            return Err(Invalid {
-                valid_up_to: seq_start,
-                error_len: Some(state.depth().max(1)),
-                fault: classify(state, b),
-            });
-        }
-        state = next;
-    }
-    if state == State::ACCEPT {
-        Ok(())
-    } else {
-        Err(Invalid {
-            valid_up_to: seq_start,
-            error_len: None,
-            fault: Fault::Incomplete,
-        })
-    }
+    UTF8.validate(bytes)
 }
 
 /// `true` when `bytes` is well-formed UTF-8.
