@@ -30,6 +30,18 @@ pub enum ErrorKind {
     TooShort,
     /// The input ends inside a multi-byte sequence.
     Incomplete,
+    /// A `00` byte, in a dialect without one (modified UTF-8 writes U+0000
+    /// as `C0 80`; Corrected UTF-8 has it only in its magic number).
+    Nul,
+    /// In CESU-8, a surrogate that is not half of a pair: a lead surrogate
+    /// not followed by a trail, or a trail with no lead before it.
+    LoneSurrogate,
+    /// In WTF-8, a lead surrogate followed by a trail surrogate: that pair
+    /// must be the 4-byte form of its code point.
+    SurrogatePair,
+    /// In CESU-8 or modified UTF-8, a 4-byte form (`F0..F4`): a
+    /// supplementary code point must be a surrogate pair there.
+    FourByteForm,
 }
 
 impl ErrorKind {
@@ -43,6 +55,10 @@ impl ErrorKind {
             ErrorKind::TooLarge => "code point above U+10FFFF",
             ErrorKind::TooShort => "multi-byte sequence cut short",
             ErrorKind::Incomplete => "input ends inside a multi-byte sequence",
+            ErrorKind::Nul => "00 byte, which this encoding does not allow",
+            ErrorKind::LoneSurrogate => "surrogate that is not half of a surrogate pair",
+            ErrorKind::SurrogatePair => "surrogate pair, which must be a 4-byte sequence here",
+            ErrorKind::FourByteForm => "4-byte sequence, where a surrogate pair is required",
         }
     }
 }
@@ -63,6 +79,10 @@ impl From<utf8guard_dfa::Fault> for ErrorKind {
             Fault::Surrogate => ErrorKind::Surrogate,
             Fault::TooLarge => ErrorKind::TooLarge,
             Fault::TooShort => ErrorKind::TooShort,
+            Fault::Nul => ErrorKind::Nul,
+            Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
+            Fault::SurrogatePair => ErrorKind::SurrogatePair,
+            Fault::FourByteForm => ErrorKind::FourByteForm,
             // `Fault` is non-exhaustive; its only other variant today is
             // `Incomplete`.
             _ => ErrorKind::Incomplete,
@@ -118,7 +138,8 @@ impl Utf8Error {
         self.valid_up_to
     }
 
-    /// `Some(n)`: the `n` bytes (1 to 3) at `valid_up_to` are an invalid
+    /// `Some(n)`: the `n` bytes (1 to 3; up to 5 in the dialects with longer
+    /// sequences) at `valid_up_to` are an invalid
     /// sequence, to be skipped (or replaced by U+FFFD) before decoding goes
     /// on. `None`: the input ended inside a sequence, which more input might
     /// complete.

@@ -40,6 +40,7 @@
 extern crate alloc;
 
 mod batch;
+mod dialect;
 mod dispatch;
 mod error;
 #[cfg(feature = "std")]
@@ -55,6 +56,7 @@ mod stream;
 use core::fmt;
 
 pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
+pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use dispatch::KERNEL_ENV;
 pub use error::{ErrorKind, Utf8Error};
 #[cfg(feature = "std")]
@@ -250,14 +252,20 @@ impl Kernel {
         Kernel::ALL.iter().copied().find(|&k| k as u8 == id)
     }
 
-    /// Run the kernel, after checking that the CPU supports it.
-    fn run(self, bytes: &[u8]) -> Result<(), usize> {
+    /// # Panics
+    /// If the CPU cannot run this kernel.
+    fn assert_available(self) {
         assert!(
             self.is_available(),
             "the {} kernel is not supported by this CPU (available: {})",
             self.name(),
             kernel_names(Kernel::available())
         );
+    }
+
+    /// Run the kernel, after checking that the CPU supports it.
+    fn run(self, bytes: &[u8]) -> Result<(), usize> {
+        self.assert_available();
         match self {
             Kernel::Scalar => kernel::scalar::validate(bytes),
             // SAFETY: availability was asserted above.

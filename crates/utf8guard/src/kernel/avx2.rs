@@ -2,7 +2,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lookup::{self, UTF8};
+use super::dialects::{self, Spec};
+use super::lookup;
 use super::simd::SimdU8;
 
 /// 32 bytes in an AVX register. Only made by the `unsafe` constructors of
@@ -127,7 +128,7 @@ impl SimdU8 for V256 {
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V256, true>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V256, true, dialects::Utf8>(bytes) }
 }
 
 /// The same with the shuffle strategy for the look-behind bytes, kept to
@@ -138,5 +139,15 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V256, false>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V256, false, dialects::Utf8>(bytes) }
+}
+
+/// Validation of dialect `D` with AVX2 (see [`lookup::validate`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract.
+    unsafe { lookup::validate::<V256, true, D>(bytes) }
 }

@@ -3,7 +3,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lookup::{self, UTF8};
+use super::dialects::{self, Spec};
+use super::lookup;
 use super::simd::SimdU8;
 
 /// 64 bytes in a ZMM register. Only made by the `unsafe` constructors of
@@ -129,7 +130,7 @@ impl SimdU8 for V512 {
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V512, true>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V512, true, dialects::Utf8>(bytes) }
 }
 
 /// The same with the shuffle strategy for the look-behind bytes, kept to
@@ -140,5 +141,15 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V512, false>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V512, false, dialects::Utf8>(bytes) }
+}
+
+/// Validation of dialect `D` with AVX-512 (see [`lookup::validate`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract.
+    unsafe { lookup::validate::<V512, true, D>(bytes) }
 }

@@ -38,6 +38,12 @@
 //!     stop at the first block with an error
 //! ```
 //!
+//! That is strict UTF-8. Each dialect of the family is the same loop with
+//! its own tables, its own longest sequence (how far back `must23` looks:
+//! `prev2`..`prev5`) and a few extra checks, all given by its
+//! [`Spec`](super::dialects::Spec) and compiled separately; the
+//! [`dialects`](super::dialects) module derives each one from its grammar.
+//!
 //! The bytes before each vector (`prev1`..`prev3`) can be obtained two ways:
 //! by shuffling the previous vector into this one (`alignr`; on AVX2 it
 //! also needs a lane-crossing permute), or by three more unaligned loads at
@@ -67,157 +73,82 @@
 //! fits in them (down to 16 bytes); only those shorter than 16 bytes (and
 //! the tails of the shuffle strategy, which needs the vector before the
 //! tail) are copied into a zero-filled stack buffer with three bytes of
-//! look-behind, where a zero after an unfinished sequence is an error.
+//! look-behind (five for the 6-byte dialects), where a zero after an
+//! unfinished sequence is an error. The dialects without `00` fill it with
+//! spaces instead; a dialect with a surrogate-pair rule, whose vectors
+//! carry their marks to the next, always takes the buffer for its tail
+//! and for inputs shorter than a block.
 
+use super::dialects::{Pairs, Spec, SURROGATE_MARK};
 use super::simd::SimdU8;
 
 /// Bytes per block of the main loop.
 pub(crate) const BLOCK: usize = 64;
-/// Look-behind bytes in the padded buffers.
-const PAD: usize = 3;
-
-// The error bits. Each names a family of ill-formed byte pairs
-// (prev1, byte); a family is the conjunction of a condition on prev1's high
-// nibble, one on prev1's low nibble and one on byte's high nibble.
-
-/// A lead byte (or `C0`..`FF`) followed by something that is not a
-/// continuation byte: ASCII or another lead byte.
-pub(crate) const TOO_SHORT: u8 = 1 << 0;
-/// An ASCII byte followed by a continuation byte.
-pub(crate) const TOO_LONG: u8 = 1 << 1;
-/// `E0 80..9F`: a 3-byte form of a code point below U+0800.
-pub(crate) const OVERLONG_3: u8 = 1 << 2;
-/// `F4 90..BF`, or `F5..FF` followed by `90..BF`: above U+10FFFF.
-pub(crate) const TOO_LARGE: u8 = 1 << 3;
-/// `ED A0..BF`: a UTF-16 surrogate.
-pub(crate) const SURROGATE: u8 = 1 << 4;
-/// `C0..C1 80..BF`: a 2-byte form of an ASCII code point.
-pub(crate) const OVERLONG_2: u8 = 1 << 5;
-/// `F5..FF 80..8F`: above U+10FFFF (shares its bit with [`OVERLONG_4`]:
-/// the lead bytes differ, so the low-nibble table keeps them apart).
-pub(crate) const TOO_LARGE_1000: u8 = 1 << 6;
-/// `F0 80..8F`: a 4-byte form of a code point below U+10000.
-pub(crate) const OVERLONG_4: u8 = 1 << 6;
-/// A continuation byte after a continuation byte: an error unless the
-/// byte must be the 3rd or 4th of a sequence (resolved by `must23`).
-pub(crate) const TWO_CONTS: u8 = 1 << 7;
-/// The bits whose condition on prev1 does not depend on its low nibble.
-const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
-
-/// The three nibble tables and the sequence-length rule: everything that
-/// makes the algorithm validate one dialect rather than another.
-#[derive(Debug)]
-pub(crate) struct Rules {
-    /// Indexed by the high nibble of the previous byte.
-    pub(crate) byte_1_high: [u8; 16],
-    /// Indexed by the low nibble of the previous byte.
-    pub(crate) byte_1_low: [u8; 16],
-    /// Indexed by the high nibble of the current byte.
-    pub(crate) byte_2_high: [u8; 16],
+/// Bytes of look-behind a dialect needs: 3 (enough for `prev3`, which the
+/// 4-byte dialects and the surrogate-pair rule use), or 5 for the 6-byte
+/// dialects.
+const fn behind(max_len: usize) -> usize {
+    if max_len > 4 {
+        5
+    } else {
+        3
+    }
 }
 
-/// Strict UTF-8 (RFC 3629, Unicode Table 3-7).
-pub(crate) const UTF8: Rules = Rules {
-    byte_1_high: [
-        // 0_______: ASCII
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        // 10______: continuation
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        // 1100____: C0..CF, 2-byte lead (C0, C1 overlong)
-        TOO_SHORT | OVERLONG_2,
-        // 1101____: D0..DF, 2-byte lead
-        TOO_SHORT,
-        // 1110____: E0..EF, 3-byte lead
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        // 1111____: F0..FF, 4-byte lead or invalid
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    ],
-    byte_1_low: [
-        // ____0000: C0, E0, F0
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-        // ____0001: C1
-        CARRY | OVERLONG_2,
-        // ____001_
-        CARRY,
-        CARRY,
-        // ____0100: F4
-        CARRY | TOO_LARGE,
-        // ____0101 .. ____1111: F5..FF (and ED at ____1101)
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-    ],
-    byte_2_high: [
-        // 0_______: ASCII
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        // 1000____: 80..8F
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        // 1001____: 90..9F
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        // 101_____: A0..BF
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        // 11______: lead bytes
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-    ],
-};
-
 /// Where a sequence would be unfinished: the largest byte value that may
-/// stand 3, 2 and 1 bytes before a boundary (`EF`, `DF`, `BF`) at offsets
-/// 61, 62 and 63, and `FF` (no limit) everywhere else. A vector loaded at
-/// offset `64 - LANES` checks the end of a vector; one loaded at offset 61
-/// checks the 3 bytes before a vector loaded 3 bytes early.
-static INCOMPLETE_MAX: [u8; 128] = {
+/// stand 1 to 5 bytes before a boundary (`BF`, `DF`, `EF`, `F7`, `FB`, as
+/// far back as the dialect's longest sequence reaches) at offsets 63, 62,
+/// ..., and `FF` (no limit) everywhere else. A vector loaded at offset
+/// `64 - LANES` checks the end of a vector; one loaded at offset
+/// `64 - behind` checks the bytes before a vector loaded that many bytes
+/// early.
+const fn incomplete_max(max_len: usize) -> [u8; 128] {
     let mut max = [0xFF; 128];
-    max[61] = 0xF0 - 1;
-    max[62] = 0xE0 - 1;
     max[63] = 0xC0 - 1;
+    max[62] = 0xE0 - 1;
+    if max_len >= 4 {
+        max[61] = 0xF0 - 1;
+    }
+    if max_len >= 5 {
+        max[60] = 0xF8 - 1;
+    }
+    if max_len >= 6 {
+        max[59] = 0xFC - 1;
+    }
     max
-};
+}
+
+static INCOMPLETE_MAX_3: [u8; 128] = incomplete_max(3);
+static INCOMPLETE_MAX_4: [u8; 128] = incomplete_max(4);
+static INCOMPLETE_MAX_6: [u8; 128] = incomplete_max(6);
 
 /// The rules and constants as vectors, made once per call.
 struct Tables<V> {
     byte_1_high: V,
     byte_1_low: V,
     byte_2_high: V,
+    /// The fourth table, where the dialect has one (else unused).
+    byte_2_low: V,
     low_nibble_mask: V,
     /// `prev2 - 0x60` has its high bit set exactly when `prev2 >= 0xE0`.
     third_byte: V,
     /// `prev3 - 0x70` has its high bit set exactly when `prev3 >= 0xF0`.
     fourth_byte: V,
+    /// `prev4 - 0x78` has its high bit set exactly when `prev4 >= 0xF8`.
+    fifth_byte: V,
+    /// `prev5 - 0x7C` has its high bit set exactly when `prev5 >= 0xFC`.
+    sixth_byte: V,
     high_bit: V,
-    /// Non-zero after saturating subtraction in the three lanes before a
-    /// boundary when they hold a lead byte whose sequence cannot end before
-    /// it: the last three lanes, or with `LOADS` the first three lanes of a
-    /// vector loaded 3 bytes before the boundary.
+    /// Ones: `one - x` is not zero exactly when `x` is `00`.
+    one: V,
+    /// `x - 0xFD` is not zero exactly when `x` is `FE` or `FF`.
+    below_fe: V,
+    /// [`SURROGATE_MARK`] in every lane.
+    surrogate_mark: V,
+    /// Non-zero after saturating subtraction in the lanes before a boundary
+    /// when they hold a lead byte whose sequence cannot end before it: the
+    /// last lanes, or with `LOADS` the first lanes of a vector loaded
+    /// [`behind`] bytes before the boundary.
     incomplete_max: V,
 }
 
@@ -225,43 +156,157 @@ impl<V: SimdU8> Tables<V> {
     /// # Safety
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
-    unsafe fn new(rules: &Rules, loads: bool) -> Self {
+    unsafe fn new<D: Spec>(loads: bool) -> Self {
         const { assert!(V::LANES <= BLOCK && BLOCK.is_multiple_of(V::LANES)) };
-        let max = if loads {
-            INCOMPLETE_MAX[61..61 + V::LANES].as_ptr()
-        } else {
-            INCOMPLETE_MAX[64 - V::LANES..64].as_ptr()
+        let table = match D::MAX_LEN {
+            3 => &INCOMPLETE_MAX_3,
+            4 => &INCOMPLETE_MAX_4,
+            _ => &INCOMPLETE_MAX_6,
         };
+        let from = if loads {
+            64 - behind(D::MAX_LEN)
+        } else {
+            64 - V::LANES
+        };
+        let max = table[from..from + V::LANES].as_ptr();
+        let rules = D::RULES;
         // SAFETY: the caller guarantees the instruction set; `max` points
-        // to LANES bytes of INCOMPLETE_MAX.
+        // to LANES bytes of the table.
         unsafe {
             Tables {
                 byte_1_high: V::table(&rules.byte_1_high),
                 byte_1_low: V::table(&rules.byte_1_low),
                 byte_2_high: V::table(&rules.byte_2_high),
+                byte_2_low: V::table(&rules.byte_2_low.unwrap_or([0xFF; 16])),
                 low_nibble_mask: V::splat(0x0F),
                 third_byte: V::splat(0xE0 - 0x80),
                 fourth_byte: V::splat(0xF0 - 0x80),
+                fifth_byte: V::splat(0xF8 - 0x80),
+                sixth_byte: V::splat(0xFC - 0x80),
                 high_bit: V::splat(0x80),
+                one: V::splat(1),
+                below_fe: V::splat(0xFD),
+                surrogate_mark: V::splat(SURROGATE_MARK),
                 incomplete_max: V::load(max),
             }
         }
     }
+
+    /// A vector of zeros.
+    #[inline(always)]
+    fn zero(&self) -> V {
+        self.low_nibble_mask.xor(self.low_nibble_mask)
+    }
 }
 
-/// The error bits of one vector, given the three vectors of bytes that
-/// precede each of its lanes.
+/// The bytes 1 to 5 before each lane of a vector (those past the
+/// dialect's [`behind`] are not used, and hold anything).
+struct Behind<V> {
+    p1: V,
+    p2: V,
+    p3: V,
+    p4: V,
+    p5: V,
+}
+
+impl<V: SimdU8> Behind<V> {
+    /// Loaded from the bytes before `at`.
+    ///
+    /// # Safety
+    /// The CPU must support `V`'s instruction set, and
+    /// `at - behind(D::MAX_LEN) .. at + LANES - 1` must be valid for reads.
+    #[inline(always)]
+    unsafe fn loaded<D: Spec>(at: *const u8) -> Self {
+        // SAFETY: the bytes from `at - behind` on are readable (caller).
+        unsafe {
+            let p3 = V::load(at.wrapping_sub(3));
+            Behind {
+                p1: V::load(at.wrapping_sub(1)),
+                p2: V::load(at.wrapping_sub(2)),
+                p3,
+                p4: if behind(D::MAX_LEN) >= 4 {
+                    V::load(at.wrapping_sub(4))
+                } else {
+                    p3
+                },
+                p5: if behind(D::MAX_LEN) >= 5 {
+                    V::load(at.wrapping_sub(5))
+                } else {
+                    p3
+                },
+            }
+        }
+    }
+
+    /// Shifted in from `before`, the vector before `input`.
+    #[inline(always)]
+    fn shifted<D: Spec>(input: V, before: V) -> Self {
+        let p3 = input.prev::<3>(before);
+        Behind {
+            p1: input.prev::<1>(before),
+            p2: input.prev::<2>(before),
+            p3,
+            p4: if behind(D::MAX_LEN) >= 4 {
+                input.prev::<4>(before)
+            } else {
+                p3
+            },
+            p5: if behind(D::MAX_LEN) >= 5 {
+                input.prev::<5>(before)
+            } else {
+                p3
+            },
+        }
+    }
+}
+
+/// The error bits of one vector, given the bytes that precede each of its
+/// lanes. `surrogates` holds the surrogate marks of the vector before (for
+/// a dialect with a pair rule) and becomes this vector's.
 #[inline(always)]
-fn check_vector<V: SimdU8>(t: &Tables<V>, input: V, prev1: V, prev2: V, prev3: V) -> V {
-    let byte_1_high = prev1.high_nibbles().lookup(t.byte_1_high);
-    let byte_1_low = prev1.and(t.low_nibble_mask).lookup(t.byte_1_low);
+fn check_vector<V: SimdU8, D: Spec>(
+    t: &Tables<V>,
+    input: V,
+    behind: &Behind<V>,
+    surrogates: &mut V,
+) -> V {
+    let byte_1_high = behind.p1.high_nibbles().lookup(t.byte_1_high);
+    let byte_1_low = behind.p1.and(t.low_nibble_mask).lookup(t.byte_1_low);
     let byte_2_high = input.high_nibbles().lookup(t.byte_2_high);
-    let special = byte_1_high.and(byte_1_low).and(byte_2_high);
-    let must23 = prev2
-        .saturating_sub(t.third_byte)
-        .or(prev3.saturating_sub(t.fourth_byte))
-        .and(t.high_bit);
-    special.xor(must23)
+    let mut special = byte_1_high.and(byte_1_low).and(byte_2_high);
+    if D::RULES.byte_2_low.is_some() {
+        let byte_2_low = input.and(t.low_nibble_mask).lookup(t.byte_2_low);
+        special = special.and(byte_2_low);
+    }
+    let mut required = behind.p2.saturating_sub(t.third_byte);
+    if D::MAX_LEN >= 4 {
+        required = required.or(behind.p3.saturating_sub(t.fourth_byte));
+    }
+    if D::MAX_LEN >= 6 {
+        required = required
+            .or(behind.p4.saturating_sub(t.fifth_byte))
+            .or(behind.p5.saturating_sub(t.sixth_byte));
+    }
+    let mut error = special.xor(required.and(t.high_bit));
+    if D::NO_FE_FF {
+        error = error.or(input.saturating_sub(t.below_fe));
+    }
+    if D::PAIRS != Pairs::Free {
+        // The marks of surrogates' second bytes, here and 3 bytes back; bit
+        // 4 of the byte tells a lead (`A0..AF`, 0) from a trail (`B0..BF`).
+        let marks = special.and(t.surrogate_mark);
+        let lead_back = marks.prev::<3>(*surrogates).and_not(behind.p3);
+        let trail_here = marks.and(input);
+        *surrogates = marks;
+        let pair_error = if D::PAIRS == Pairs::Required {
+            lead_back.xor(trail_here)
+        } else {
+            lead_back.and(trail_here)
+        };
+        // The mark is not an error in itself: take it out, put the rule in.
+        error = error.xor(marks).or(pair_error);
+    }
+    error
 }
 
 /// What a block hands to the next one.
@@ -269,12 +314,27 @@ struct Carry<V> {
     /// The block's last vector (used by the shuffle strategy only).
     prev: V,
     /// The block ended inside a multi-byte sequence (used by the shuffle
-    /// strategy only: with loads, an ASCII block looks 3 bytes back). A
+    /// strategy only: with loads, an ASCII block looks back in memory). A
     /// kernel of the load strategy checks its first block with shuffles,
     /// and never reads this value afterwards: the `incomplete_max` of its
     /// tables is laid out for loads, so the value it computes is not
     /// meaningful.
     incomplete: bool,
+    /// The surrogate marks of the block's last vector (dialects with a pair
+    /// rule only; zero after an ASCII block).
+    surrogates: V,
+}
+
+impl<V: SimdU8> Carry<V> {
+    /// Before the first byte, or after bytes that are all ASCII.
+    #[inline(always)]
+    fn after_ascii(t: &Tables<V>) -> Self {
+        Carry {
+            prev: t.zero(),
+            incomplete: false,
+            surrogates: t.zero(),
+        }
+    }
 }
 
 /// What [`check_block`] found.
@@ -289,36 +349,37 @@ enum Verdict {
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `ptr .. ptr + 64` must
-/// be valid for reads, and with `LOADS` the 3 bytes before `ptr` too.
+/// be valid for reads, and with `LOADS` the [`behind`] bytes before `ptr`
+/// too.
 #[inline(always)]
-unsafe fn check_block<V: SimdU8, const LOADS: bool>(
+unsafe fn check_block<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
     t: &Tables<V>,
     carry: &mut Carry<V>,
 ) -> Verdict {
     // SAFETY: 64 bytes from `ptr` are readable (caller).
     let block = unsafe { V::load_block(ptr) };
-    // SAFETY: the block, and with `LOADS` the 3 bytes before it, are
+    // SAFETY: the block, and with `LOADS` the bytes before it, are
     // readable (caller).
-    unsafe { check_vectors::<V, LOADS>(ptr, block.as_ref(), &[], t, carry) }
+    unsafe { check_vectors::<V, LOADS, D>(ptr, block.as_ref(), &[], t, carry) }
 }
 
 /// Check two consecutive 64-byte blocks with one test for errors: in text
 /// that is not ASCII, this halves the branches per byte.
 ///
 /// # Safety
-/// The CPU must support `V`'s instruction set, and `ptr - 3 .. ptr + 128`
-/// must be valid for reads.
+/// The CPU must support `V`'s instruction set, and
+/// `ptr - behind .. ptr + 128` must be valid for reads.
 #[inline(always)]
-unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool>(
+unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
     t: &Tables<V>,
     carry: &mut Carry<V>,
 ) -> Verdict {
     // SAFETY: 128 bytes from `ptr` are readable (caller).
     let (first, second) = unsafe { (V::load_block(ptr), V::load_block(ptr.wrapping_add(BLOCK))) };
-    // SAFETY: `ptr - 3 .. ptr + 128` is readable (caller).
-    unsafe { check_vectors::<V, LOADS>(ptr, first.as_ref(), second.as_ref(), t, carry) }
+    // SAFETY: `ptr - behind .. ptr + 128` is readable (caller).
+    unsafe { check_vectors::<V, LOADS, D>(ptr, first.as_ref(), second.as_ref(), t, carry) }
 }
 
 /// Check the vectors of `first` then `second`, the bytes loaded from `ptr`
@@ -326,9 +387,10 @@ unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool>(
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and the vectors' bytes (and
-/// with `LOADS` the 3 bytes before `ptr`) must be valid for reads.
+/// with `LOADS`, or with a surrogate-pair rule after a vector with a
+/// surrogate, the [`behind`] bytes before `ptr`) must be valid for reads.
 #[inline(always)]
-unsafe fn check_vectors<V: SimdU8, const LOADS: bool>(
+unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
     first: &[V],
     second: &[V],
@@ -347,29 +409,58 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool>(
     for &v in second {
         any_high = any_high.or(v);
     }
+    if D::NO_NUL {
+        let mut lowest = first[0];
+        for &v in first[1..].iter().chain(second) {
+            lowest = lowest.min(v);
+        }
+        if t.one.saturating_sub(lowest).any() {
+            return Verdict::Error;
+        }
+    }
     let verdict = if any_high.is_ascii() {
+        // The bytes before the block, in the first lanes of a vector.
+        let before = if LOADS {
+            // SAFETY: `ptr - behind .. ptr - behind + LANES` is readable
+            // (caller).
+            unsafe { V::load(ptr.wrapping_sub(behind(D::MAX_LEN))) }
+        } else {
+            first[0].prev::<3>(carry.prev)
+        };
         let ends_inside = if LOADS {
-            // SAFETY: `ptr - 3 .. ptr - 3 + LANES` is readable (caller).
-            let behind = unsafe { V::load(ptr.wrapping_sub(3)) };
-            behind.saturating_sub(t.incomplete_max).any()
+            before.saturating_sub(t.incomplete_max).any()
         } else {
             carry.incomplete
         };
         if ends_inside {
             return Verdict::Error;
         }
+        if D::PAIRS == Pairs::Required {
+            // A lead surrogate whose second byte is among the last 3 before
+            // the block needs a trail in it: the pair rule of the block's
+            // first lanes, with no trail there. (`before` holds the 3 bytes
+            // before the block in its first lanes: `behind` is 3 here.)
+            const { assert!(!matches!(D::PAIRS, Pairs::Required) || behind(D::MAX_LEN) == 3) };
+            let lead_back = t.zero().prev::<3>(carry.surrogates).and_not(before);
+            if lead_back.any() {
+                return Verdict::Error;
+            }
+        }
+        carry.surrogates = t.zero();
         Verdict::Ascii
     } else {
-        let mut error = first[0].xor(first[0]);
+        let mut error = t.zero();
         let mut before = carry.prev;
         for (k, &input) in first.iter().enumerate() {
             // SAFETY: vector `k` is one of the vectors' (caller).
-            error = error.or(unsafe { check_at::<V, LOADS>(ptr, k, input, &mut before, t) });
+            error =
+                error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t, carry) });
         }
         for (k, &input) in second.iter().enumerate() {
             let k = first.len() + k;
             // SAFETY: as above.
-            error = error.or(unsafe { check_at::<V, LOADS>(ptr, k, input, &mut before, t) });
+            error =
+                error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t, carry) });
         }
         if error.any() {
             return Verdict::Error;
@@ -391,54 +482,60 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool>(
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and
-/// `ptr + k * LANES - 3 .. ptr + (k + 1) * LANES` must be valid for reads.
+/// `ptr + k * LANES - behind .. ptr + (k + 1) * LANES` must be valid for
+/// reads.
 #[inline(always)]
-unsafe fn check_at<V: SimdU8, const LOADS: bool>(
+unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
     k: usize,
     input: V,
     before: &mut V,
     t: &Tables<V>,
+    carry: &mut Carry<V>,
 ) -> V {
-    let (prev1, prev2, prev3) = if LOADS {
-        let at = ptr.wrapping_add(k * V::LANES);
-        // SAFETY: `at - 3 .. at + LANES` is readable (caller).
-        unsafe {
-            (
-                V::load(at.wrapping_sub(1)),
-                V::load(at.wrapping_sub(2)),
-                V::load(at.wrapping_sub(3)),
-            )
-        }
+    let behind = if LOADS {
+        // SAFETY: `at - behind .. at + LANES` is readable (caller).
+        unsafe { Behind::loaded::<D>(ptr.wrapping_add(k * V::LANES)) }
     } else {
-        (
-            input.prev::<1>(*before),
-            input.prev::<2>(*before),
-            input.prev::<3>(*before),
-        )
+        Behind::shifted::<D>(input, *before)
     };
     *before = input;
-    check_vector(t, input, prev1, prev2, prev3)
+    check_vector::<V, D>(t, input, &behind, &mut carry.surrogates)
 }
 
 /// Bytes per step in a run of ASCII.
 const ASCII_STEP: usize = 4 * BLOCK;
 
 /// `true` when the `N` bytes at `ptr` (a multiple of the vector width) are
-/// all ASCII: one test for all of them.
+/// all ASCII (and, in a dialect without `00`, none is `00`): one test for
+/// all of them.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `ptr .. ptr + N` must be
 /// valid for reads.
 #[inline(always)]
-unsafe fn is_ascii_run<V: SimdU8, const N: usize>(ptr: *const u8) -> bool {
+unsafe fn is_ascii_run<V: SimdU8, const N: usize, D: Spec>(ptr: *const u8) -> bool {
     const { assert!(N >= V::LANES && N.is_multiple_of(V::LANES)) };
     // SAFETY: N bytes from `ptr` are readable (caller).
     let first = unsafe { V::load(ptr) };
     let mut any_high = first;
+    let mut lowest = first;
     for k in 1..N / V::LANES {
         // SAFETY: as above; `k * LANES + LANES <= N`.
-        any_high = any_high.or(unsafe { V::load(ptr.wrapping_add(k * V::LANES)) });
+        let v = unsafe { V::load(ptr.wrapping_add(k * V::LANES)) };
+        any_high = any_high.or(v);
+        if D::NO_NUL {
+            lowest = lowest.min(v);
+        }
+    }
+    if D::NO_NUL {
+        // `1 - lowest` (saturating) is not zero exactly where `lowest` is
+        // `00`.
+        // SAFETY: the caller guarantees the instruction set.
+        let one = unsafe { V::splat(1) };
+        if one.saturating_sub(lowest).any() {
+            return false;
+        }
     }
     any_high.is_ascii()
 }
@@ -450,18 +547,19 @@ const ASCII_SCAN_MAX: usize = 1024;
 
 /// The offset of the first 64-byte block of `bytes` (at a multiple of 64)
 /// that is not all ASCII, or of the incomplete block at its end when only
-/// that one is not; `None` when every byte is ASCII.
+/// that one is not; `None` when every byte is ASCII. (In a dialect without
+/// `00`, a block with one counts as not ASCII.)
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `bytes` must be at least
 /// one block long.
 #[inline(always)]
-unsafe fn ascii_prefix<V: SimdU8>(bytes: &[u8]) -> Option<usize> {
+unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     let mut at = 0;
     while len - at >= BLOCK {
         // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
-        if !unsafe { is_ascii_run::<V, BLOCK>(bytes.as_ptr().wrapping_add(at)) } {
+        if !unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) } {
             return Some(at);
         }
         at += BLOCK;
@@ -469,35 +567,48 @@ unsafe fn ascii_prefix<V: SimdU8>(bytes: &[u8]) -> Option<usize> {
     // The last bytes, as the last whole block of the input (`len >= BLOCK`,
     // so it exists; it overlaps bytes found ASCII already).
     // SAFETY: `len - BLOCK .. len` is inside `bytes`; the instruction set.
-    if at == len || unsafe { is_ascii_run::<V, BLOCK>(bytes.as_ptr().wrapping_add(len - BLOCK)) } {
+    if at == len || unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(len - BLOCK)) }
+    {
         None
     } else {
         Some(at)
     }
 }
 
-/// Validate `bytes`. `Err(offset)` names the first block with an error: the
-/// bytes before `offset` are well formed except, possibly, for a character
-/// that starts less than 4 bytes before `offset` and is unfinished there.
+/// The byte that fills padded buffers: `00`, which is ASCII, or a space in
+/// the dialects where `00` is an error.
+const fn pad_byte<D: Spec>() -> u8 {
+    if D::NO_NUL {
+        b' '
+    } else {
+        0
+    }
+}
+
+/// Validate `bytes` as dialect `D`. `Err(offset)` names the first block
+/// with an error: the bytes before `offset` are well formed except,
+/// possibly, for a sequence that starts less than `D::MAX_LEN` bytes before
+/// `offset` and is unfinished there (in CESU-8, a surrogate pair, which may
+/// start 3 bytes earlier still).
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
+pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     bytes: &[u8],
-    rules: &Rules,
 ) -> Result<(), usize> {
+    let pad = behind(D::MAX_LEN);
     let len = bytes.len();
     if len < BLOCK {
         // SAFETY: the caller guarantees the instruction set.
-        return unsafe { validate_short::<V, LOADS>(bytes, rules) };
+        return unsafe { validate_short::<V, LOADS, D>(bytes) };
     }
     // A short input is first scanned for the ASCII blocks it starts with,
     // before any table is made: an ASCII input is done then, and one with
     // text further on is checked from its first block that is not ASCII.
     let start = if len <= ASCII_SCAN_MAX {
         // SAFETY: the caller guarantees the instruction set.
-        match unsafe { ascii_prefix::<V>(bytes) } {
+        match unsafe { ascii_prefix::<V, D>(bytes) } {
             None => return Ok(()),
             Some(start) => start,
         }
@@ -505,8 +616,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
         0
     };
     // SAFETY: the caller guarantees the instruction set.
-    let t = unsafe { Tables::<V>::new(rules, LOADS) };
-    let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
+    let t = unsafe { Tables::<V>::new::<D>(LOADS) };
 
     // The first block, in place: its look-behind bytes are made by shifting
     // a vector of zeros into its first vector (the shuffle strategy), so
@@ -514,14 +624,13 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     // as if it followed ASCII. After an ASCII prefix, the run of ASCII the
     // main loop skips is where the checking starts (the bytes before it
     // being ASCII, zeros stand for them as look-behind).
-    let mut carry = Carry {
-        prev: zero,
-        incomplete: false,
-    };
+    let mut carry = Carry::after_ascii(&t);
     let (mut verdict, mut pos) = if start == 0 {
         // SAFETY: `len >= BLOCK`; with the shuffle strategy only the
-        // block's own bytes are read.
-        let verdict = unsafe { check_block::<V, false>(bytes.as_ptr(), &t, &mut carry) };
+        // block's own bytes are read (and the pair rule reads before the
+        // block only after a vector with a surrogate, of which there is
+        // none before the first).
+        let verdict = unsafe { check_block::<V, false, D>(bytes.as_ptr(), &t, &mut carry) };
         if verdict == Verdict::Error {
             return Err(0);
         }
@@ -541,38 +650,39 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
             let misaligned = bytes.as_ptr().wrapping_add(pos) as usize % V::LANES;
             if misaligned != 0 && len - pos >= ASCII_STEP + V::LANES {
                 // SAFETY: `pos + LANES <= len`: the bytes are in `bytes`.
-                if unsafe { V::load(bytes.as_ptr().wrapping_add(pos)) }.is_ascii() {
+                let v = unsafe { V::load(bytes.as_ptr().wrapping_add(pos)) };
+                if v.is_ascii() && !(D::NO_NUL && t.one.saturating_sub(v).any()) {
                     pos += V::LANES - misaligned;
                 }
             }
             while len - pos >= ASCII_STEP {
                 // SAFETY: `pos + ASCII_STEP <= len`: the bytes are in `bytes`.
-                if !unsafe { is_ascii_run::<V, ASCII_STEP>(bytes.as_ptr().wrapping_add(pos)) } {
+                if !unsafe { is_ascii_run::<V, ASCII_STEP, D>(bytes.as_ptr().wrapping_add(pos)) } {
                     break;
                 }
                 pos += ASCII_STEP;
             }
-            if pos != start && !LOADS {
+            if pos != start {
                 // The skipped bytes are ASCII: as look-behind, a vector of
                 // zeros stands for them.
-                carry.prev = zero;
+                carry = Carry::after_ascii(&t);
             }
             if len - pos < BLOCK {
                 break;
             }
         }
         let step = if len - pos >= 2 * BLOCK {
-            // SAFETY: `pos >= BLOCK >= PAD`, so `pos - PAD .. pos + 2 * BLOCK`
+            // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + 2 * BLOCK`
             // is inside `bytes`.
             verdict = unsafe {
-                check_two_blocks::<V, LOADS>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
+                check_two_blocks::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
             };
             2 * BLOCK
         } else {
-            // SAFETY: `pos >= BLOCK >= PAD`, so `pos - PAD .. pos + BLOCK` is
+            // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + BLOCK` is
             // inside `bytes`.
             verdict = unsafe {
-                check_block::<V, LOADS>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
+                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
             };
             BLOCK
         };
@@ -583,37 +693,38 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
     }
     let rest = len - pos;
     if rest > 0 {
-        if LOADS && len >= BLOCK + PAD {
+        if LOADS && len >= BLOCK + pad && D::PAIRS == Pairs::Free {
             // The tail, as the last whole block of the input: it overlaps
             // bytes already checked, which is harmless, and reads nothing
             // past the end. An error in it lies after `len - BLOCK`, since
             // the bytes before were checked.
             let at = len - BLOCK;
-            // SAFETY: `at >= PAD`, so `at - PAD .. at + BLOCK = len` is
+            // SAFETY: `at >= pad`, so `at - pad .. at + BLOCK = len` is
             // inside `bytes`.
-            if unsafe { check_block::<V, LOADS>(bytes.as_ptr().wrapping_add(at), &t, &mut carry) }
-                == Verdict::Error
+            if unsafe {
+                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(at), &t, &mut carry)
+            } == Verdict::Error
             {
                 return Err(at);
             }
         } else {
-            // The tail, with its real look-behind, then zeros: the shuffle
-            // strategy needs the vector before the tail in `carry`, which
-            // an overlapping block would not have.
-            let mut buf = [0u8; PAD + BLOCK];
-            buf[..PAD + rest].copy_from_slice(&bytes[pos - PAD..]);
-            // SAFETY: `buf` holds PAD look-behind bytes and a whole block
-            // after them.
-            if unsafe { check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), &t, &mut carry) }
+            // The tail, with its real look-behind, then padding: the shuffle
+            // strategy and the pair rule need the vector before the tail in
+            // `carry`, which an overlapping block would not have.
+            let mut buf = [pad_byte::<D>(); 5 + BLOCK];
+            buf[5 - pad..5 + rest].copy_from_slice(&bytes[pos - pad..]);
+            // SAFETY: `buf` holds `pad` look-behind bytes before offset 5
+            // and a whole block after it.
+            if unsafe { check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), &t, &mut carry) }
                 == Verdict::Error
             {
                 return Err(pos);
             }
         }
     }
-    if ends_inside_sequence(bytes) {
-        // The input ends inside a sequence. (Where zeros follow the input
-        // in a padded block this was an error already.)
+    if ends_inside_sequence::<D>(bytes) {
+        // The input ends inside a sequence. (Where padding follows the
+        // input in a block this was an error already.)
         return Err(len);
     }
     Ok(())
@@ -628,89 +739,99 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool>(
 /// bytes): a 20-byte input on the AVX-512 kernel is checked with 16-byte
 /// vectors in place, not copied into a buffer for one 64-byte vector.
 /// Only an input shorter than the narrowest vector, or one that leaves
-/// less than 3 bytes of look-behind to its last vector, goes through a
-/// zero-padded buffer. The tables are made for the vector type that does
-/// the work.
+/// less than the dialect's look-behind to its last vector, goes through a
+/// padded buffer (and every input of a dialect with a surrogate-pair
+/// rule, whose vectors carry their marks to the next). The tables are made
+/// for the vector type that does the work.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn validate_short<V: SimdU8, const LOADS: bool>(
-    bytes: &[u8],
-    rules: &Rules,
-) -> Result<(), usize> {
+unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    let pad = behind(D::MAX_LEN);
     let len = bytes.len();
     debug_assert!(len < BLOCK);
     if len < V::LANES && V::Half::LANES < V::LANES {
         // SAFETY: `V`'s instruction set implies `V::Half`'s (the contract of
         // `SimdU8::Half`), and the caller guarantees `V`'s.
-        return unsafe { validate_short::<V::Half, LOADS>(bytes, rules) };
+        return unsafe { validate_short::<V::Half, LOADS, D>(bytes) };
     }
     // SAFETY: the caller guarantees `V`'s instruction set.
-    let t = &unsafe { Tables::<V>::new(rules, LOADS) };
-    let zero = t.low_nibble_mask.xor(t.low_nibble_mask);
-    if len < V::LANES || (len > V::LANES && len < V::LANES + PAD) {
-        let mut buf = [0u8; PAD + BLOCK];
-        buf[PAD..PAD + len].copy_from_slice(bytes);
-        let mut carry = Carry {
-            prev: zero,
-            incomplete: false,
-        };
-        // SAFETY: `buf` holds PAD look-behind bytes and a whole block after
-        // them. Zeros follow the input, so one that ends inside a sequence
-        // is an error.
+    let t = &unsafe { Tables::<V>::new::<D>(LOADS) };
+    let zero = t.zero();
+    if len < V::LANES || (len > V::LANES && len < V::LANES + pad) || D::PAIRS != Pairs::Free {
+        let mut buf = [pad_byte::<D>(); 5 + BLOCK];
+        buf[5..5 + len].copy_from_slice(bytes);
+        let mut carry = Carry::after_ascii(t);
+        // SAFETY: `buf` holds 5 look-behind bytes and a whole block after
+        // them. Padding follows the input, so one that ends inside a
+        // sequence is an error, except a CESU-8 lead surrogate that ends
+        // within 3 bytes of the block's end: the trail it needs would be
+        // checked in the next block.
         return match unsafe {
-            check_block::<V, LOADS>(buf.as_ptr().wrapping_add(PAD), t, &mut carry)
+            check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), t, &mut carry)
         } {
             Verdict::Error => Err(0),
+            _ if ends_inside_sequence::<D>(bytes) => Err(len),
             _ => Ok(()),
         };
     }
     let ptr = bytes.as_ptr();
     // SAFETY: `len >= LANES`: the first vector is inside `bytes`.
     let first = unsafe { V::load(ptr) };
-    let mut error = check_vector(
+    let mut unused_marks = zero;
+    let mut error = check_vector::<V, D>(
         t,
         first,
-        first.prev::<1>(zero),
-        first.prev::<2>(zero),
-        first.prev::<3>(zero),
+        &Behind::shifted::<D>(first, zero),
+        &mut unused_marks,
     );
+    let mut lowest = first;
     let mut at = V::LANES;
     while at < len {
         // The last vector ends at the end of the input.
         let at_vector = at.min(len - V::LANES);
         let p = ptr.wrapping_add(at_vector);
-        // SAFETY: `at_vector + LANES <= len`, and `at_vector >= PAD`: either
-        // `at_vector = at >= LANES >= PAD`, or `at_vector = len - LANES`
-        // with `len >= LANES + PAD` (shorter inputs took the buffer above).
-        // So `p - PAD .. p + LANES` is inside `bytes`.
-        let (input, prev1, prev2, prev3) = unsafe {
-            (
-                V::load(p),
-                V::load(p.wrapping_sub(1)),
-                V::load(p.wrapping_sub(2)),
-                V::load(p.wrapping_sub(3)),
-            )
-        };
-        error = error.or(check_vector(t, input, prev1, prev2, prev3));
+        // SAFETY: `at_vector + LANES <= len`, and `at_vector >= pad`: either
+        // `at_vector = at >= LANES >= pad`, or `at_vector = len - LANES`
+        // with `len >= LANES + pad` (shorter inputs took the buffer above).
+        // So `p - pad .. p + LANES` is inside `bytes`.
+        let (input, behind) = unsafe { (V::load(p), Behind::loaded::<D>(p)) };
+        error = error.or(check_vector::<V, D>(t, input, &behind, &mut unused_marks));
+        if D::NO_NUL {
+            lowest = lowest.min(input);
+        }
         at += V::LANES;
     }
-    if error.any() {
+    if error.any() || (D::NO_NUL && t.one.saturating_sub(lowest).any()) {
         return Err(0);
     }
-    if ends_inside_sequence(bytes) {
+    if ends_inside_sequence::<D>(bytes) {
         return Err(len);
     }
     Ok(())
 }
 
 /// `true` when `bytes` ends with a lead byte whose sequence needs more bytes
-/// than follow it. Only meaningful for a well-formed prefix.
+/// than follow it (in CESU-8, also a lead surrogate whose trail would end
+/// past the end). Only meaningful for a well-formed prefix.
 #[inline(always)]
-fn ends_inside_sequence(bytes: &[u8]) -> bool {
+fn ends_inside_sequence<D: Spec>(bytes: &[u8]) -> bool {
     let n = bytes.len();
-    (n >= 1 && bytes[n - 1] >= 0xC0)
-        || (n >= 2 && bytes[n - 2] >= 0xE0)
-        || (n >= 3 && bytes[n - 3] >= 0xF0)
+    let at_least = |back: usize, lead: u8| n >= back && bytes[n - back] >= lead;
+    at_least(1, 0xC0)
+        || at_least(2, 0xE0)
+        || (D::MAX_LEN >= 4 && at_least(3, 0xF0))
+        || (D::MAX_LEN >= 5 && at_least(4, 0xF8))
+        || (D::MAX_LEN >= 6 && at_least(5, 0xFC))
+        || (D::PAIRS == Pairs::Required && (lead_at(bytes, 3) || lead_at(bytes, 4)))
+}
+
+/// `true` when a lead surrogate's first two bytes (`ED A0..AF`) start
+/// `back` bytes before the end of `bytes`: its trail, 3 bytes after its
+/// second byte, would lie at or past the end.
+#[inline(always)]
+fn lead_at(bytes: &[u8], back: usize) -> bool {
+    let n = bytes.len();
+    n >= back && bytes[n - back] == 0xED && bytes[n - back + 1] & 0xF0 == 0xA0
 }

@@ -5,8 +5,12 @@
 //!
 //! Every kernel has the same signature: `Ok(())` for valid input, or
 //! `Err(offset)` where the bytes before `offset` are well formed apart from,
-//! possibly, an unfinished character in their last 3 bytes.
+//! possibly, an unfinished character in their last 3 bytes. The kernels of
+//! the other dialects ([`dialect_fn`]) keep the same contract with their
+//! own longest sequence; [`check_dialect`] turns their answer into an exact
+//! error.
 
+pub(crate) mod dialects;
 pub(crate) mod scalar;
 
 #[cfg(any(
@@ -31,6 +35,185 @@ pub(crate) mod sse42;
 pub(crate) mod neon;
 
 use crate::error::Utf8Error;
+use crate::{Dialect, Inspection, Kernel};
+use utf8guard_dfa::{Automaton, Invalid, State};
+
+/// A kernel's entry point for one dialect: the contract of the module.
+///
+/// # Safety
+/// The CPU must support the kernel it was made for (see [`dialect_fn`]).
+pub(crate) type DialectFn = unsafe fn(&[u8]) -> Result<(), usize>;
+
+/// The entry point of `kernel` for `dialect`. Calling it is safe where
+/// `kernel` is available.
+pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
+    dialects::for_each_spec!(dialect, |S| match kernel {
+        Kernel::Scalar => scalar::validate_dialect::<S> as DialectFn,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Sse42 => sse42::validate_dialect::<S>,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => avx2::validate_dialect::<S>,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => avx512::validate_dialect::<S>,
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Kernel::Neon => neon::validate_dialect::<S>,
+    })
+}
+
+/// Where a kernel's error may start: `offset` backed up over the unfinished
+/// sequence it may be inside (to the nearest lead byte among the bytes a
+/// sequence of the dialect may have before it), and, where a surrogate-pair
+/// rule makes the sequence before matter, over a lead surrogate too. Not
+/// before `floor`, where the automaton was between sequences.
+fn sequence_start(dialect: Dialect, bytes: &[u8], offset: usize, floor: usize) -> usize {
+    let automaton = dialect.automaton();
+    let longest = automaton
+        .grammar()
+        .rows
+        .iter()
+        .map(|row| row.len())
+        .max()
+        .unwrap_or(1);
+    let mut start = offset;
+    for back in 1..=(offset - floor).min(longest - 1) {
+        let byte = bytes[offset - back];
+        if byte >= 0xC0 {
+            start = offset - back;
+            break;
+        }
+        if byte < 0x80 {
+            break;
+        }
+    }
+    let pairs = dialects::for_each_spec!(dialect, |S| {
+        <S as dialects::Spec>::PAIRS != dialects::Pairs::Free
+    });
+    if pairs {
+        let lead_at =
+            |q: usize| q + 1 < bytes.len() && bytes[q] == 0xED && bytes[q + 1] & 0xF0 == 0xA0;
+        // A lead surrogate whose trail would be checked at `offset` or
+        // later: the error may be that it has none (its second byte is at
+        // most 3 bytes before the trail's).
+        if let Some(q) = (offset.saturating_sub(4).max(floor)..offset).find(|&q| lead_at(q)) {
+            start = start.min(q);
+        }
+        // The sequence at `start` may be a trail, whose lead decides.
+        if start >= floor + 3 && lead_at(start - 3) {
+            start -= 3;
+        }
+    }
+    start
+}
+
+/// Where the automaton, run from `from` between sequences, stops.
+enum Stop {
+    /// At an ill-formed sequence.
+    Error(Invalid),
+    /// At the end of the input, well formed.
+    End,
+    /// At `at`, between sequences, at or after the point asked for.
+    At(usize),
+}
+
+/// Run `automaton` over `bytes` from `from` (between sequences) until an
+/// error, the end, or the first point at or after `until` where it is
+/// between sequences in its plain state. Notes the first reserved run.
+fn run_automaton(
+    automaton: &Automaton,
+    bytes: &[u8],
+    from: usize,
+    until: usize,
+    first_run: &mut Option<usize>,
+) -> Stop {
+    let mut state = State::ACCEPT;
+    let mut seq_start = from;
+    for (i, &b) in bytes.iter().enumerate().skip(from) {
+        if state == State::ACCEPT && i >= until {
+            return Stop::At(i);
+        }
+        if automaton.is_accepting(state) {
+            seq_start = i;
+        }
+        let next = automaton.next(state, b);
+        if next == State::REJECT {
+            return Stop::Error(Invalid {
+                valid_up_to: seq_start,
+                error_len: Some((i - seq_start).max(1)),
+                fault: automaton.fault(state, &bytes[seq_start..=i]),
+            });
+        }
+        if first_run.is_none() && automaton.in_run(next) {
+            *first_run = Some(i);
+        }
+        state = next;
+    }
+    if automaton.is_accepting(state) {
+        Stop::End
+    } else {
+        Stop::Error(Invalid {
+            valid_up_to: seq_start,
+            error_len: None,
+            fault: utf8guard_dfa::Fault::Incomplete,
+        })
+    }
+}
+
+/// Check `bytes` as `dialect` with `kernel`: the kernel finds the first
+/// block it flags, the dialect's automaton pins the error down from the
+/// start of the sequence it is in, or (where the block is well formed
+/// after all: Corrected UTF-8's reserved runs) goes on to the next point
+/// between sequences past the block, from where the kernel takes over
+/// again.
+///
+/// # Safety
+/// The CPU must support `kernel`.
+pub(crate) unsafe fn check_dialect(
+    kernel: Kernel,
+    dialect: Dialect,
+    bytes: &[u8],
+) -> Result<Inspection, Utf8Error> {
+    let automaton = dialect.automaton();
+    let run = dialect_fn(kernel, dialect);
+    let mut inspection = Inspection::default();
+    let mut pos = 0;
+    if let Some(magic) = automaton.grammar().magic {
+        if bytes.starts_with(magic) {
+            pos = magic.len();
+            inspection.magic_number = true;
+        } else if magic.starts_with(bytes) {
+            // A proper prefix of the magic number: a few bytes.
+            return automaton
+                .validate(bytes)
+                .map(|()| inspection)
+                .map_err(|invalid| Utf8Error::from_dfa(0, invalid));
+        }
+    }
+    loop {
+        // SAFETY: the caller guarantees that the CPU supports `kernel`.
+        let Err(offset) = (unsafe { run(&bytes[pos..]) }) else {
+            return Ok(inspection);
+        };
+        let flagged = pos + offset;
+        let from = sequence_start(dialect, bytes, flagged, pos);
+        let until = flagged + FLAGGED_SPAN;
+        match run_automaton(
+            automaton,
+            bytes,
+            from,
+            until,
+            &mut inspection.first_reserved_run,
+        ) {
+            Stop::Error(invalid) => return Err(Utf8Error::from_dfa(0, invalid)),
+            Stop::End => return Ok(inspection),
+            Stop::At(at) => pos = at,
+        }
+    }
+}
+
+/// How far past a kernel's `Err(offset)` its error may lie: in the block
+/// at `offset` or the one after it (the kernels test two 64-byte blocks at
+/// a time), or in a sequence that ends there.
+const FLAGGED_SPAN: usize = 2 * 64 + 8;
 
 /// Find the exact first error of `bytes`, given a kernel's `Err(offset)`.
 ///

@@ -2,7 +2,8 @@
 
 use core::arch::aarch64::*;
 
-use super::lookup::{self, UTF8};
+use super::dialects::{self, Spec};
+use super::lookup;
 use super::simd::SimdU8;
 
 /// 16 bytes in a NEON register. NEON is part of the aarch64 baseline this
@@ -126,5 +127,11 @@ impl SimdU8 for V128 {
 /// Strict UTF-8 validation with NEON (see [`lookup::validate`]).
 pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: NEON is part of the aarch64 baseline.
-    unsafe { lookup::validate::<V128, false>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V128, false, dialects::Utf8>(bytes) }
+}
+
+/// Validation of dialect `D` with NEON (see [`lookup::validate`]).
+pub(crate) fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: NEON is part of the aarch64 baseline.
+    unsafe { lookup::validate::<V128, false, D>(bytes) }
 }

@@ -3,7 +3,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lookup::{self, UTF8};
+use super::dialects::{self, Spec};
+use super::lookup;
 use super::simd::SimdU8;
 
 /// 16 bytes in an SSE register. Only made by the `unsafe` constructors of
@@ -130,5 +131,15 @@ impl SimdU8 for V128 {
 #[target_feature(enable = "sse4.2")]
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V128, true>(bytes, &UTF8) }
+    unsafe { lookup::validate::<V128, true, dialects::Utf8>(bytes) }
+}
+
+/// Validation of dialect `D` with SSE4.2 (see [`lookup::validate`]).
+///
+/// # Safety
+/// The CPU must support SSE4.2.
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract.
+    unsafe { lookup::validate::<V128, true, D>(bytes) }
 }

@@ -1,0 +1,537 @@
+//! The dialects as data for the one SIMD algorithm ([`super::lookup`]).
+//!
+//! Each dialect of the UTF-8 family is a [`Spec`]: its nibble tables, the
+//! length of its longest sequence, and a few flags for the checks that are
+//! not pairs of bytes. [`super::lookup::validate`] is generic over the
+//! spec, so each (instruction set, dialect) pair is compiled on its own and
+//! a check a dialect does not need costs nothing: strict UTF-8 compiles to
+//! the code it had before dialects existed.
+//!
+//! # From a grammar to a spec
+//!
+//! The algorithm sees every byte with the bytes before it. What it checks,
+//! for a dialect whose table is `grammar::X` in `utf8guard-dfa`:
+//!
+//! 1. **Pairs** `(prev1, byte)`. Every ill-formed pair of adjacent bytes is
+//!    in some *family*: a set of high nibbles of `prev1`, a set of its low
+//!    nibbles, a set of high nibbles of `byte` (and, where a family needs
+//!    it, a set of low nibbles of `byte`). A family is given one of the 8
+//!    bits of the tables; [`tables`] builds the tables from the list of
+//!    families, each entry the union of the bits of the families that
+//!    contain its nibble. A pair is an error when some bit survives the
+//!    `AND` of its three (or four) lookups. Two families may share a bit
+//!    when the product of their nibble sets makes no pair that is well
+//!    formed (strict UTF-8's `TOO_LARGE_1000` and `OVERLONG_4`: both
+//!    `F_ 8_`, told apart by the low nibble of `prev1`).
+//!    Every dialect has three families that say "a lead byte must be
+//!    followed by a continuation byte" ([`TOO_SHORT`]), "ASCII must not be"
+//!    ([`TOO_LONG`]) and "a continuation byte follows a continuation byte"
+//!    ([`TWO_CONTS`], always the top bit); the others are the rows' narrowed
+//!    second ranges, read off the table: a row `E0 A0..BF` makes the family
+//!    `E0 80..9F` (overlong), a lead byte that no row has makes
+//!    `lead 80..BF`.
+//! 2. **Sequence length**: a continuation byte is required exactly when a
+//!    lead byte 2, 3, ... `MAX_LEN - 1` bytes back needs that many bytes
+//!    after it (`prev2 >= E0`, `prev3 >= F0`, `prev4 >= F8`, `prev5 >=
+//!    FC`); [`TWO_CONTS`] xor "required" is an error either way. The
+//!    dialect's longest sequence ([`Spec::MAX_LEN`]: 3, 4 or 6) says how far
+//!    back to look, how many bytes of look-behind the kernel keeps, and how
+//!    many bytes at the end of the input may hold an unfinished sequence.
+//! 3. **The rest**, one flag each:
+//!    - [`Spec::NO_NUL`]: the byte `00` is ill formed (modified UTF-8,
+//!      Corrected UTF-8). A nibble can't tell `00` from `01..0F`, so the
+//!      kernel takes the minimum of each block's bytes;
+//!    - [`Spec::NO_FE_FF`]: `FE` and `FF` are ill formed anywhere (RFC
+//!      2279; its 8 bits are taken by its overlong families);
+//!    - [`Spec::PAIRS`]: a surrogate-pair rule. The families mark the second
+//!      byte of every 3-byte surrogate (`ED A0..BF`) with the bit
+//!      [`SURROGATE_MARK`] (`0x10`), which is not an error in itself. Shifted
+//!      by 3 lanes, the marks say where a surrogate's second byte stood 3
+//!      bytes back; bit 4 of the byte there (0 for `A0..AF`) tells a lead
+//!      from a trail, and bit 4 of the current byte (1 for `B0..BF`) does
+//!      the same here. CESU-8 requires a trail exactly 3 bytes after each
+//!      lead's second byte (an error is "lead back there" xor "trail here");
+//!      WTF-8 forbids it (an error is "lead back there" and "trail here");
+//!    - [`Spec::DFA_DECIDES`]: a flagged block may be well formed after all
+//!      (Corrected UTF-8's reserved `FE`/`FF` runs, whose length has no
+//!      bound). Its families flag every `FE`/`FF`; the caller runs the
+//!      dialect's automaton over the flagged block and goes on with the
+//!      kernel after it.
+//!
+//! To add a dialect: write its grammar in `utf8guard-dfa`, list its ill-formed
+//! pair families here (each found by reading the grammar's rows as above),
+//! set the flags, and add it to `Dialect` and to [`for_each_spec!`]. The
+//! kernel tests then check it on every kernel against its automaton.
+
+/// The three (or four) nibble tables: everything that makes the pairs of
+/// one dialect ill formed rather than another's (see
+/// [`tables`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rules {
+    /// Indexed by the high nibble of the previous byte.
+    pub(crate) byte_1_high: [u8; 16],
+    /// Indexed by the low nibble of the previous byte.
+    pub(crate) byte_1_low: [u8; 16],
+    /// Indexed by the high nibble of the current byte.
+    pub(crate) byte_2_high: [u8; 16],
+    /// Indexed by the low nibble of the current byte, for the dialects that
+    /// have a family needing it.
+    pub(crate) byte_2_low: Option<[u8; 16]>,
+}
+
+/// How a dialect treats surrogate pairs written as two 3-byte sequences.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pairs {
+    /// No rule: each 3-byte sequence stands alone.
+    Free,
+    /// A lead surrogate must be followed by a trail, and a trail preceded by
+    /// a lead (CESU-8).
+    Required,
+    /// A lead surrogate must not be followed by a trail (WTF-8).
+    Forbidden,
+}
+
+/// A dialect, as the SIMD algorithm sees it.
+pub(crate) trait Spec {
+    /// The dialect's automaton (the scalar kernel, and the reference that
+    /// pins an error down).
+    const AUTOMATON: &'static utf8guard_dfa::Automaton;
+    /// The nibble tables.
+    const RULES: Rules;
+    /// The longest sequence, in bytes: 3, 4 or 6.
+    const MAX_LEN: usize;
+    /// `00` is ill formed.
+    const NO_NUL: bool = false;
+    /// `FE` and `FF` are ill formed.
+    const NO_FE_FF: bool = false;
+    /// The surrogate-pair rule.
+    const PAIRS: Pairs = Pairs::Free;
+    /// A block the kernel flags may be well formed: the automaton decides.
+    const DFA_DECIDES: bool = false;
+}
+
+// The bits. Each dialect gives them its own meanings below; these names are
+// the ones every dialect shares.
+
+/// A lead byte followed by something that is not a continuation byte.
+pub(crate) const TOO_SHORT: u8 = 1 << 0;
+/// An ASCII byte followed by a continuation byte.
+pub(crate) const TOO_LONG: u8 = 1 << 1;
+/// A continuation byte after a continuation byte: an error unless a lead
+/// byte further back requires it (resolved with the sequence length).
+pub(crate) const TWO_CONTS: u8 = 1 << 7;
+/// The mark of a surrogate's second byte, `ED A0..BF`, in the dialects
+/// with a pair rule (bit 4, to line up with bit 4 of the bytes).
+pub(crate) const SURROGATE_MARK: u8 = 1 << 4;
+
+/// A set of nibble values, bit `n` for nibble `n`.
+type Nibbles = u16;
+
+/// The nibbles `lo..=hi`.
+const fn span(lo: u8, hi: u8) -> Nibbles {
+    let mut set = 0;
+    let mut n = lo;
+    while n <= hi {
+        set |= 1 << n;
+        n += 1;
+    }
+    set
+}
+
+/// One nibble.
+const fn one(n: u8) -> Nibbles {
+    1 << n
+}
+
+/// Every nibble.
+const ALL: Nibbles = 0xFFFF;
+/// High nibbles of ASCII bytes.
+const ASCII: Nibbles = span(0x0, 0x7);
+/// High nibbles of continuation bytes.
+const CONT: Nibbles = span(0x8, 0xB);
+/// High nibbles of lead bytes (and of the bytes that never appear).
+const LEAD: Nibbles = span(0xC, 0xF);
+
+/// A family of ill-formed pairs `(prev1, byte)`: those whose nibbles are in
+/// all four sets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Family {
+    bit: u8,
+    prev_high: Nibbles,
+    prev_low: Nibbles,
+    byte_high: Nibbles,
+    byte_low: Nibbles,
+}
+
+/// A family that does not look at the low nibble of `byte`.
+const fn family(bit: u8, prev_high: Nibbles, prev_low: Nibbles, byte_high: Nibbles) -> Family {
+    Family {
+        bit,
+        prev_high,
+        prev_low,
+        byte_high,
+        byte_low: ALL,
+    }
+}
+
+/// The three families every dialect has.
+const STRUCTURE: [Family; 3] = [
+    family(TOO_SHORT, LEAD, ALL, span(0x0, 0x7) | LEAD),
+    family(TOO_LONG, ASCII, ALL, CONT),
+    family(TWO_CONTS, CONT, ALL, CONT),
+];
+
+/// The nibble tables of a list of families. The fourth table (on the low
+/// nibble of `byte`) is made only when some family needs it.
+pub(crate) const fn tables(families: &[Family]) -> Rules {
+    let mut rules = Rules {
+        byte_1_high: [0; 16],
+        byte_1_low: [0; 16],
+        byte_2_high: [0; 16],
+        byte_2_low: None,
+    };
+    let mut low = [0u8; 16];
+    let mut needs_low = false;
+    let mut i = 0;
+    while i < families.len() {
+        let f = families[i];
+        needs_low |= f.byte_low != ALL;
+        let mut n = 0;
+        while n < 16 {
+            if f.prev_high & (1 << n) != 0 {
+                rules.byte_1_high[n] |= f.bit;
+            }
+            if f.prev_low & (1 << n) != 0 {
+                rules.byte_1_low[n] |= f.bit;
+            }
+            if f.byte_high & (1 << n) != 0 {
+                rules.byte_2_high[n] |= f.bit;
+            }
+            if f.byte_low & (1 << n) != 0 {
+                low[n] |= f.bit;
+            }
+            n += 1;
+        }
+        i += 1;
+    }
+    if needs_low {
+        rules.byte_2_low = Some(low);
+    }
+    rules
+}
+
+/// `a` followed by `b`, as one list.
+const fn join<const A: usize, const B: usize, const N: usize>(
+    a: [Family; A],
+    b: [Family; B],
+) -> [Family; N] {
+    assert!(A + B == N);
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
+
+/// Strict UTF-8's families (the bits keep the names they have always had in
+/// the lookup algorithm).
+mod utf8 {
+    use super::*;
+    /// `E0 80..9F`: a 3-byte form of a code point below U+0800.
+    pub(super) const OVERLONG_3: u8 = 1 << 2;
+    /// `F4 90..BF`, or `F5..FF` followed by `90..BF`: above U+10FFFF.
+    pub(super) const TOO_LARGE: u8 = 1 << 3;
+    /// `ED A0..BF`: a UTF-16 surrogate.
+    pub(super) const SURROGATE: u8 = 1 << 4;
+    /// `C0..C1 80..BF`: a 2-byte form of an ASCII code point.
+    pub(super) const OVERLONG_2: u8 = 1 << 5;
+    /// `F5..FF 80..8F`: above U+10FFFF (shares its bit with `OVERLONG_4`:
+    /// the low nibbles of `prev1` keep them apart).
+    pub(super) const TOO_LARGE_1000: u8 = 1 << 6;
+    /// `F0 80..8F`: a 4-byte form of a code point below U+10000.
+    pub(super) const OVERLONG_4: u8 = 1 << 6;
+
+    /// Table 3-7, read as pairs. The lead bytes `C0`, `C1` and `F5..FF`
+    /// match no row: followed by a continuation byte they are caught by
+    /// `OVERLONG_2` and the two `TOO_LARGE` families.
+    pub(super) const FAMILIES_BUT_SURROGATE: [Family; 8] = join(
+        STRUCTURE,
+        [
+            family(OVERLONG_3, one(0xE), one(0x0), span(0x8, 0x9)),
+            family(TOO_LARGE, one(0xF), span(0x4, 0xF), span(0x9, 0xB)),
+            family(OVERLONG_2, one(0xC), span(0x0, 0x1), CONT),
+            family(TOO_LARGE_1000, one(0xF), span(0x5, 0xF), one(0x8)),
+            family(OVERLONG_4, one(0xF), one(0x0), one(0x8)),
+        ],
+    );
+    /// `ED A0..BF`, the surrogates.
+    pub(super) const SURROGATES: [Family; 1] =
+        [family(SURROGATE, one(0xE), one(0xD), span(0xA, 0xB))];
+}
+
+/// Strict UTF-8 (Unicode Table 3-7).
+pub(crate) struct Utf8;
+impl Spec for Utf8 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::UTF8;
+    const RULES: Rules = tables(&join::<8, 1, 9>(
+        utf8::FAMILIES_BUT_SURROGATE,
+        utf8::SURROGATES,
+    ));
+    const MAX_LEN: usize = 4;
+}
+
+/// Unicode 3.1 (Corrigendum #1, Table 3.1B): strict UTF-8 without the
+/// surrogate family.
+pub(crate) struct Unicode31;
+impl Spec for Unicode31 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::UNICODE_3_1;
+    const RULES: Rules = tables(&utf8::FAMILIES_BUT_SURROGATE);
+    const MAX_LEN: usize = 4;
+}
+
+/// WTF-8: Unicode 3.1, with the surrogates marked for the pair rule.
+pub(crate) struct Wtf8;
+impl Spec for Wtf8 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::WTF8;
+    const RULES: Rules = tables(&join::<8, 1, 9>(
+        utf8::FAMILIES_BUT_SURROGATE,
+        [family(SURROGATE_MARK, one(0xE), one(0xD), span(0xA, 0xB))],
+    ));
+    const MAX_LEN: usize = 4;
+    const PAIRS: Pairs = Pairs::Forbidden;
+}
+
+/// The families CESU-8 and modified UTF-8 share: no lead byte from `F0` on
+/// (`F_` followed by a continuation byte is in `TOO_LONG`'s family), and
+/// `E0 80..9F` overlong.
+mod three {
+    use super::*;
+    /// `E0 80..9F`.
+    pub(super) const OVERLONG_3: u8 = 1 << 2;
+    pub(super) const FAMILIES: [Family; 4] = [
+        family(TOO_SHORT, LEAD, ALL, span(0x0, 0x7) | LEAD),
+        family(TOO_LONG, ASCII | one(0xF), ALL, CONT),
+        family(TWO_CONTS, CONT, ALL, CONT),
+        family(OVERLONG_3, one(0xE), one(0x0), span(0x8, 0x9)),
+    ];
+}
+
+/// CESU-8: three-byte sequences at most, surrogates in pairs.
+pub(crate) struct Cesu8;
+impl Spec for Cesu8 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
+    const RULES: Rules = tables(&join::<4, 2, 6>(
+        three::FAMILIES,
+        [
+            // `C0`, `C1`: no row.
+            family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
+            family(SURROGATE_MARK, one(0xE), one(0xD), span(0xA, 0xB)),
+        ],
+    ));
+    const MAX_LEN: usize = 3;
+    const PAIRS: Pairs = Pairs::Required;
+}
+
+/// Java's modified UTF-8: like CESU-8 without the pair rule, no `00`, and
+/// `C0 80` the only sequence led by `C0`.
+pub(crate) struct Mutf8;
+impl Spec for Mutf8 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
+    const RULES: Rules = tables(&join::<4, 3, 7>(
+        three::FAMILIES,
+        [
+            // `C1`: no row.
+            family(1 << 3, one(0xC), one(0x1), CONT),
+            // `C0 90..BF`.
+            family(1 << 5, one(0xC), one(0x0), span(0x9, 0xB)),
+            // `C0 81..8F`: the one family that needs the low nibble of the
+            // second byte.
+            Family {
+                bit: 1 << 6,
+                prev_high: one(0xC),
+                prev_low: one(0x0),
+                byte_high: one(0x8),
+                byte_low: span(0x1, 0xF),
+            },
+        ],
+    ));
+    const MAX_LEN: usize = 3;
+    const NO_NUL: bool = true;
+}
+
+/// RFC 2279: six-byte sequences, overlong forms of every length, no `C0`,
+/// `C1`, `FE`, `FF`.
+pub(crate) struct Rfc2279;
+impl Spec for Rfc2279 {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::RFC2279;
+    const RULES: Rules = tables(&join::<3, 5, 8>(
+        STRUCTURE,
+        [
+            // `C0`, `C1`: no row.
+            family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
+            // `E0 80..9F`.
+            family(1 << 2, one(0xE), one(0x0), span(0x8, 0x9)),
+            // `F0 80..8F`.
+            family(1 << 4, one(0xF), one(0x0), one(0x8)),
+            // `F8 80..87`.
+            Family {
+                bit: 1 << 3,
+                prev_high: one(0xF),
+                prev_low: one(0x8),
+                byte_high: one(0x8),
+                byte_low: span(0x0, 0x7),
+            },
+            // `FC 80..83`.
+            Family {
+                bit: 1 << 6,
+                prev_high: one(0xF),
+                prev_low: one(0xC),
+                byte_high: one(0x8),
+                byte_low: span(0x0, 0x3),
+            },
+        ],
+    ));
+    const MAX_LEN: usize = 6;
+    const NO_FE_FF: bool = true;
+}
+
+/// Corrected UTF-8: structure only, six-byte sequences, no `00`, and every
+/// `FE`/`FF` flagged for the automaton (a reserved run may follow it).
+pub(crate) struct Corrected;
+impl Spec for Corrected {
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CORRECTED;
+    const RULES: Rules = tables(&join::<3, 1, 4>(
+        STRUCTURE,
+        [family(1 << 3, one(0xF), span(0xE, 0xF), CONT)],
+    ));
+    const MAX_LEN: usize = 6;
+    const NO_NUL: bool = true;
+    const DFA_DECIDES: bool = true;
+}
+
+/// Expands `$body` once per dialect with `$spec` bound to its spec type and
+/// `$dialect` to its `Dialect`: how the per-dialect kernels are listed.
+macro_rules! for_each_spec {
+    ($dialect_value:expr, |$spec:ident| $body:expr) => {
+        match $dialect_value {
+            crate::Dialect::Utf8 => {
+                type $spec = crate::kernel::dialects::Utf8;
+                $body
+            }
+            crate::Dialect::Unicode31 => {
+                type $spec = crate::kernel::dialects::Unicode31;
+                $body
+            }
+            crate::Dialect::Wtf8 => {
+                type $spec = crate::kernel::dialects::Wtf8;
+                $body
+            }
+            crate::Dialect::Cesu8 => {
+                type $spec = crate::kernel::dialects::Cesu8;
+                $body
+            }
+            crate::Dialect::Mutf8 => {
+                type $spec = crate::kernel::dialects::Mutf8;
+                $body
+            }
+            crate::Dialect::Rfc2279 => {
+                type $spec = crate::kernel::dialects::Rfc2279;
+                $body
+            }
+            crate::Dialect::Corrected => {
+                type $spec = crate::kernel::dialects::Corrected;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use for_each_spec;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generated strict UTF-8 tables are the ones the lookup algorithm
+    /// has always used, entry for entry, so strict UTF-8 is compiled to the
+    /// same code.
+    #[test]
+    fn strict_tables_are_unchanged() {
+        use utf8::*;
+        const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+        let expected = Rules {
+            byte_1_high: [
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TOO_LONG,
+                TWO_CONTS,
+                TWO_CONTS,
+                TWO_CONTS,
+                TWO_CONTS,
+                TOO_SHORT | OVERLONG_2,
+                TOO_SHORT,
+                TOO_SHORT | OVERLONG_3 | SURROGATE,
+                TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+            ],
+            byte_1_low: [
+                CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+                CARRY | OVERLONG_2,
+                CARRY,
+                CARRY,
+                CARRY | TOO_LARGE,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+                CARRY | TOO_LARGE | TOO_LARGE_1000,
+            ],
+            byte_2_high: [
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+                TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+                TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+                TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+                TOO_SHORT,
+            ],
+            byte_2_low: None,
+        };
+        assert_eq!(Utf8::RULES, expected);
+    }
+
+    /// Only the dialects with a family on the second byte's low nibble get
+    /// the fourth table.
+    #[test]
+    fn fourth_table_only_where_needed() {
+        assert!(Utf8::RULES.byte_2_low.is_none());
+        assert!(Cesu8::RULES.byte_2_low.is_none());
+        assert!(Corrected::RULES.byte_2_low.is_none());
+        assert_eq!(Mutf8::RULES.byte_2_low.map(|t| t[0] & (1 << 6)), Some(0));
+        assert_eq!(Rfc2279::RULES.byte_2_low.map(|t| t[8] & (1 << 3)), Some(0));
+        assert_eq!(
+            Rfc2279::RULES.byte_2_low.map(|t| t[3] & (1 << 6)),
+            Some(1 << 6)
+        );
+    }
+}
