@@ -8,11 +8,26 @@
 //! completes that character (at most 3 more bytes, checked on their own),
 //! then goes to the kernel from the next character on. No byte is validated
 //! twice.
+//!
+//! The other dialects ([`StreamValidator::with_dialect`]) keep, besides the
+//! unfinished sequence, the state of the dialect's automaton where the
+//! accepted bytes end: "after a lead surrogate" in WTF-8 (a trail may not
+//! come next), "inside a reserved run" in Corrected UTF-8 (continuation
+//! bytes extend it). A chunk starts with the automaton, byte by byte, until
+//! it is between sequences in its plain state (a few bytes, or the rest of
+//! a reserved run); the kernel takes the rest. A CESU-8 surrogate pair split
+//! across chunks is an unfinished 6-byte sequence, carried like any other.
+//! Corrected UTF-8's magic number counts only at offset 0: while the stream
+//! is a proper prefix of it, it is held back.
+
+use utf8guard_dfa::{Invalid, State};
 
 use crate::error::Utf8Error;
+use crate::{dispatch, kernel, Dialect, Inspection};
 
-/// The longest character, in bytes.
-const MAX_CHAR: usize = 4;
+/// What may be carried: an unfinished sequence of any dialect (up to 5
+/// bytes), or a proper prefix of Corrected UTF-8's magic number (up to 7).
+const CARRY: usize = 8;
 
 /// Validates UTF-8 fed in chunks of any size, with errors placed in the
 /// whole stream.
@@ -53,7 +68,11 @@ const MAX_CHAR: usize = 4;
 /// Once an error is found the validator keeps it: every later
 /// [`update`](Self::update) and [`finish`](Self::finish) returns the same
 /// error and ignores its input.
-#[derive(Clone, Debug, Default)]
+///
+/// [`with_dialect`](Self::with_dialect) validates another member of the
+/// family, with the same guarantees against [`Dialect::check`] on the
+/// concatenation.
+#[derive(Clone, Debug)]
 pub struct StreamValidator {
     /// Bytes passed to `update` before the error, if any, was found.
     fed: usize,
@@ -61,22 +80,87 @@ pub struct StreamValidator {
     /// stream: the stream offset of `carry[0]`.
     accepted: usize,
     /// The start of an unfinished character (a valid prefix of one).
-    carry: [u8; MAX_CHAR],
+    carry: [u8; CARRY],
     carry_len: u8,
     /// The first error, once found.
     error: Option<Utf8Error>,
+    /// What is being validated.
+    dialect: Dialect,
+    /// The dialect's automaton after the accepted bytes and the carry (not
+    /// used for strict UTF-8).
+    state: State,
+    /// The stream so far is a proper prefix of the dialect's magic number,
+    /// held in `carry`.
+    head: bool,
+    /// What was learned on the way (Corrected UTF-8).
+    inspection: Inspection,
+}
+
+impl Default for StreamValidator {
+    fn default() -> Self {
+        StreamValidator::new()
+    }
 }
 
 impl StreamValidator {
-    /// A validator at the start of a stream.
+    /// A validator of strict UTF-8 at the start of a stream.
     pub const fn new() -> Self {
         StreamValidator {
             fed: 0,
             accepted: 0,
-            carry: [0; MAX_CHAR],
+            carry: [0; CARRY],
             carry_len: 0,
             error: None,
+            dialect: Dialect::Utf8,
+            state: State::ACCEPT,
+            head: false,
+            inspection: Inspection {
+                magic_number: false,
+                first_reserved_run: None,
+            },
         }
+    }
+
+    /// A validator of `dialect` at the start of a stream. Sequences (a
+    /// CESU-8 surrogate pair, a reserved run of Corrected UTF-8) may be
+    /// split across chunks anywhere, and a WTF-8 lead surrogate at the end
+    /// of one chunk forbids a trail at the start of the next.
+    ///
+    /// ```
+    /// use utf8guard::{Dialect, ErrorKind, StreamValidator};
+    ///
+    /// // U+1F600 as a CESU-8 pair, split inside its trail.
+    /// let mut stream = StreamValidator::with_dialect(Dialect::Cesu8);
+    /// stream.update(b"smile \xED\xA0\xBD\xED")?;
+    /// stream.update(b"\xB8\x80!")?;
+    /// stream.finish()?;
+    ///
+    /// // WTF-8: a lead at the end of one chunk, a trail at the start of the
+    /// // next: that pair must be a 4-byte form.
+    /// let mut stream = StreamValidator::with_dialect(Dialect::Wtf8);
+    /// stream.update(b"ab\xED\xA0\xBD")?;
+    /// let err = stream.update(b"\xED\xB8\x80").unwrap_err();
+    /// assert_eq!((err.valid_up_to(), err.error_len()), (5, Some(1)));
+    /// assert_eq!(err.kind(), ErrorKind::SurrogatePair);
+    /// # Ok::<(), utf8guard::Utf8Error>(())
+    /// ```
+    pub const fn with_dialect(dialect: Dialect) -> Self {
+        let mut stream = StreamValidator::new();
+        stream.dialect = dialect;
+        stream.head = matches!(dialect, Dialect::Corrected);
+        stream
+    }
+
+    /// The dialect being validated.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// What the stream has shown so far of a Corrected UTF-8 document: its
+    /// magic number (once 8 bytes have come), its first reserved run (see
+    /// [`Dialect::inspect`]).
+    pub fn inspection(&self) -> Inspection {
+        self.inspection
     }
 
     /// Validates the next chunk of the stream.
@@ -93,6 +177,10 @@ impl StreamValidator {
     pub fn update(&mut self, chunk: &[u8]) -> Result<(), Utf8Error> {
         if let Some(error) = self.error {
             return Err(error);
+        }
+        if self.dialect != Dialect::Utf8 {
+            self.fed += chunk.len();
+            return self.update_dialect(chunk);
         }
         self.fed += chunk.len();
         let mut rest = chunk;
@@ -142,6 +230,9 @@ impl StreamValidator {
         if let Some(error) = self.error {
             return Err(error);
         }
+        if self.dialect != Dialect::Utf8 {
+            return self.complete_dialect();
+        }
         match crate::from_utf8(self.carried()) {
             Ok(_) => Ok(()),
             Err(error) => Err(error.shifted(self.accepted)),
@@ -163,8 +254,9 @@ impl StreamValidator {
         }
     }
 
-    /// The number of bytes (0 to 3) of an unfinished character at the end
-    /// of what has been fed, waiting for the rest of it.
+    /// The number of bytes (0 to 3; in other dialects up to 5, or 7 of a
+    /// magic number) of an unfinished character at the end of what has been
+    /// fed, waiting for the rest of it.
     pub fn pending(&self) -> usize {
         self.carry_len as usize
     }
@@ -174,9 +266,10 @@ impl StreamValidator {
         self.error
     }
 
-    /// Starts over, as [`new`](Self::new).
+    /// Starts over, as [`with_dialect`](Self::with_dialect) with the same
+    /// dialect.
     pub fn reset(&mut self) {
-        *self = StreamValidator::new();
+        *self = StreamValidator::with_dialect(self.dialect);
     }
 
     fn carried(&self) -> &[u8] {
@@ -223,6 +316,161 @@ impl StreamValidator {
             },
         }
     }
+
+    /// `update` for the dialects other than strict UTF-8.
+    fn update_dialect(&mut self, chunk: &[u8]) -> Result<(), Utf8Error> {
+        let mut rest = chunk;
+        if self.head {
+            let magic = self.dialect.automaton().grammar().magic.unwrap_or(&[]);
+            let have = self.carry_len as usize;
+            let take = rest.len().min(magic.len() - have);
+            let mut head = [0u8; CARRY];
+            head[..have].copy_from_slice(&self.carry[..have]);
+            head[have..have + take].copy_from_slice(&rest[..take]);
+            if magic.starts_with(&head[..have + take]) {
+                if have + take < magic.len() {
+                    // Still a proper prefix: hold it back.
+                    self.carry[..have + take].copy_from_slice(&head[..have + take]);
+                    self.carry_len = (have + take) as u8;
+                    return Ok(());
+                }
+                self.head = false;
+                self.carry_len = 0;
+                self.accepted = magic.len();
+                self.inspection.magic_number = true;
+                rest = &rest[take..];
+            } else {
+                // Not the magic number: what was held back is text.
+                self.head = false;
+                self.carry_len = 0;
+                self.feed(&head[..have])?;
+            }
+        }
+        self.feed(rest)
+    }
+
+    /// Validate `chunk`, which follows the accepted bytes and the carry.
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Utf8Error> {
+        let automaton = self.dialect.automaton();
+        // Byte by byte, until the automaton is between sequences in its
+        // plain state.
+        let mut i = 0;
+        while self.state != State::ACCEPT && i < chunk.len() {
+            let b = chunk[i];
+            let at = self.accepted + self.carry_len as usize;
+            if automaton.is_accepting(self.state) {
+                self.accepted = at;
+                self.carry_len = 0;
+            }
+            let next = automaton.next(self.state, b);
+            if next == State::REJECT {
+                let mut sequence = [0u8; CARRY];
+                let have = self.carry_len as usize;
+                sequence[..have].copy_from_slice(self.carried());
+                sequence[have] = b;
+                let invalid = Invalid {
+                    valid_up_to: self.accepted,
+                    error_len: Some(have.max(1)),
+                    fault: automaton.fault(self.state, &sequence[..=have]),
+                };
+                return Err(self.fail(Utf8Error::from_dfa(0, invalid)));
+            }
+            if self.inspection.first_reserved_run.is_none() && automaton.in_run(next) {
+                self.inspection.first_reserved_run = Some(at);
+            }
+            self.state = next;
+            if automaton.is_accepting(next) {
+                self.accepted = at + 1;
+                self.carry_len = 0;
+            } else {
+                self.carry[self.carry_len as usize] = b;
+                self.carry_len += 1;
+            }
+            i += 1;
+        }
+        let rest = &chunk[i..];
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let kernel = dispatch::active();
+        // SAFETY: the active kernel is available on this CPU.
+        let (found, result) =
+            unsafe { kernel::check_dialect_part(kernel, self.dialect, rest, false) };
+        self.note_run(found.first_reserved_run);
+        let valid = match result {
+            Ok(()) => rest.len(),
+            Err(error) if error.error_len().is_none() => error.valid_up_to(),
+            Err(error) => return Err(self.fail(error.shifted(self.accepted))),
+        };
+        // The state where the valid part ends (between sequences, but maybe
+        // after a lead surrogate or inside a run), then the unfinished
+        // sequence after it, at most a few bytes, is carried.
+        let (state, run) = end_state(self.dialect, &rest[..valid]);
+        self.note_run(run);
+        self.accepted += valid;
+        self.state = state;
+        for &b in &rest[valid..] {
+            self.state = automaton.next(self.state, b);
+            self.carry[self.carry_len as usize] = b;
+            self.carry_len += 1;
+        }
+        Ok(())
+    }
+
+    /// Note a reserved run found `offset` bytes after the accepted bytes.
+    fn note_run(&mut self, offset: Option<usize>) {
+        if self.inspection.first_reserved_run.is_none() {
+            self.inspection.first_reserved_run = offset.map(|at| self.accepted + at);
+        }
+    }
+
+    /// `check_complete` for the dialects other than strict UTF-8.
+    fn complete_dialect(&self) -> Result<(), Utf8Error> {
+        if self.head {
+            // A proper prefix of the magic number (or nothing).
+            return self
+                .dialect
+                .check(self.carried())
+                .map_err(|error| error.shifted(self.accepted));
+        }
+        let automaton = self.dialect.automaton();
+        if automaton.is_accepting(self.state) {
+            return Ok(());
+        }
+        let invalid = Invalid {
+            valid_up_to: self.accepted,
+            error_len: None,
+            fault: utf8guard_dfa::Fault::Incomplete,
+        };
+        Err(Utf8Error::from_dfa(0, invalid))
+    }
+}
+
+/// The automaton's state after `valid`, a well-formed part that starts
+/// between sequences, and where in it a reserved run that it ends in
+/// starts. Only the dialects whose automaton has a state between sequences
+/// other than the plain one (WTF-8 after a lead surrogate, Corrected UTF-8
+/// in a run) need to look: at the last sequence, found by going back over
+/// continuation bytes.
+fn end_state(dialect: Dialect, valid: &[u8]) -> (State, Option<usize>) {
+    let automaton = dialect.automaton();
+    let grammar = automaton.grammar();
+    if grammar.forbidden_pair.is_none() && grammar.run_row.is_none() {
+        return (State::ACCEPT, None);
+    }
+    let last = valid
+        .iter()
+        .rposition(|&b| !(0x80..=0xBF).contains(&b))
+        .unwrap_or(0);
+    let mut state = State::ACCEPT;
+    let mut run = None;
+    for (k, &b) in valid[last..].iter().enumerate() {
+        state = automaton.next(state, b);
+        if run.is_none() && automaton.in_run(state) {
+            run = Some(last + k);
+        }
+    }
+    (state, run)
 }
 
 /// The length of the character that `lead` starts, for a lead byte of a

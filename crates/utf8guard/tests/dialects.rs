@@ -8,7 +8,7 @@
 //! dialect with bytes changed.
 
 use proptest::prelude::*;
-use utf8guard::{Dialect, ErrorKind, Kernel};
+use utf8guard::{Dialect, ErrorKind, Kernel, StreamValidator};
 use utf8guard_dfa::{Automaton, Fault};
 
 fn automaton(dialect: Dialect) -> &'static Automaton {
@@ -508,8 +508,116 @@ fn text_of(d: Dialect, seed: u64, sequences: usize) -> Vec<u8> {
     out
 }
 
+/// The stream validator fed `bytes` in chunks ending at `cuts` (sorted),
+/// against the one-shot check of the whole: the same first error (from
+/// `update` as soon as a chunk holds it, else from `finish`), the same
+/// magic number and first reserved run.
+fn check_stream(d: Dialect, bytes: &[u8], cuts: &[usize]) {
+    let expected = d.check(bytes);
+    let mut stream = StreamValidator::with_dialect(d);
+    let mut from = 0;
+    let mut got = Ok(());
+    for &cut in cuts.iter().chain([&bytes.len()]) {
+        let cut = cut.clamp(from, bytes.len());
+        if let Err(e) = stream.update(&bytes[from..cut]) {
+            assert!(e.error_len().is_some(), "{d}: update reported {e:?}");
+            // The error is reported once the chunk that shows it has come.
+            assert!(e.valid_up_to() + e.error_len().unwrap_or(0) <= cut.max(e.valid_up_to() + 1));
+            got = Err(e);
+            break;
+        }
+        from = cut;
+    }
+    if got.is_ok() {
+        let inspection = stream.inspection();
+        got = stream.finish();
+        if let Ok(found) = d.inspect(bytes) {
+            assert_eq!(
+                inspection, found,
+                "{d}: inspection, cuts {cuts:?} of {bytes:02X?}"
+            );
+        }
+    }
+    assert_eq!(got, expected, "{d}: stream cut at {cuts:?}: {bytes:02X?}");
+}
+
+#[test]
+fn streams_split_at_every_point() {
+    let samples: &[(Dialect, &[u8])] = &[
+        (
+            Dialect::Cesu8,
+            b"a\xED\xA0\xBD\xED\xB8\x80b\xED\xA0\xBD\xED\xB8\x80",
+        ),
+        (Dialect::Cesu8, b"a\xED\xA0\xBDb"),
+        (Dialect::Cesu8, b"a\xED\xA0\xBD\xED\x9F\xBF"),
+        (Dialect::Cesu8, b"a\xED\xA0\xBD"),
+        (Dialect::Wtf8, b"a\xED\xA0\xBD\xED\xB8\x80"),
+        (Dialect::Wtf8, b"a\xED\xB8\x80\xED\xA0\xBD"),
+        (Dialect::Wtf8, b"\xED\xA0\xBD\xED\xA0\xBDx\xED\xB8\x80"),
+        (Dialect::Mutf8, b"\xC0\x80\xED\xA0\xBD\x00"),
+        (
+            Dialect::Rfc2279,
+            b"\xFD\xBF\xBF\xBF\xBF\xBF\xF8\x88\x80\x80\x80",
+        ),
+        (Dialect::Rfc2279, b"\xFC\x83\xBF\xBF\xBF\xBF"),
+        (
+            Dialect::Corrected,
+            b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0Aab\xFE\x80\x80\x80c\xFF",
+        ),
+        (Dialect::Corrected, b"\xEF\xB7\x9D\xED\xB2\xAE\x00"),
+        (Dialect::Corrected, b"\xEF\xB7\x9D\xED\xB2\xAE\x00x"),
+        (
+            Dialect::Corrected,
+            b"\xEF\xB7\x9D\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A",
+        ),
+        (
+            Dialect::Corrected,
+            b"x\xFE\x80\x80\x80\x80\x80\x80\x80\x80\x00",
+        ),
+        (Dialect::Corrected, b"\xFE\x80\x80\xFC\x80\x80\x80\x80\x80"),
+        (Dialect::Unicode31, b"\xED\xA0\xBD\xED\xB8\x80\xF4\x90"),
+    ];
+    for &(d, bytes) in samples {
+        for a in 0..=bytes.len() {
+            check_stream(d, bytes, &[a]);
+            for b in a..=bytes.len() {
+                check_stream(d, bytes, &[a, b]);
+            }
+        }
+        let singles: Vec<usize> = (1..bytes.len()).collect();
+        check_stream(d, bytes, &singles);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn streams_in_random_chunks(
+        dialect in 0..7usize,
+        seed in any::<u64>(),
+        sequences in 0..300usize,
+        edit in proptest::option::of((any::<prop::sample::Index>(), any::<u8>())),
+        cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+        magic in any::<bool>(),
+    ) {
+        let d = Dialect::ALL[dialect];
+        let mut text = if magic && d == Dialect::Corrected {
+            b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A".to_vec()
+        } else {
+            Vec::new()
+        };
+        text.extend(text_of(d, seed, sequences));
+        if let Some((at, byte)) = edit {
+            if !text.is_empty() {
+                let i = at.index(text.len());
+                text[i] = byte;
+            }
+        }
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(text.len() + 1)).collect();
+        cuts.sort_unstable();
+        check_stream(d, &text, &cuts);
+    }
 
     #[test]
     fn random_texts_with_bytes_changed(

@@ -172,26 +172,41 @@ pub(crate) unsafe fn check_dialect(
     dialect: Dialect,
     bytes: &[u8],
 ) -> Result<Inspection, Utf8Error> {
+    // SAFETY: the caller's contract.
+    let (inspection, result) = unsafe { check_dialect_part(kernel, dialect, bytes, true) };
+    result.map(|()| inspection)
+}
+
+/// [`check_dialect`] on a part of an input that starts between sequences,
+/// at its start (where a magic number may stand) or not. What was learned
+/// is returned with the error too (it holds for the bytes before it).
+///
+/// # Safety
+/// The CPU must support `kernel`.
+pub(crate) unsafe fn check_dialect_part(
+    kernel: Kernel,
+    dialect: Dialect,
+    bytes: &[u8],
+    at_start: bool,
+) -> (Inspection, Result<(), Utf8Error>) {
     let automaton = dialect.automaton();
     let run = dialect_fn(kernel, dialect);
     let mut inspection = Inspection::default();
     let mut pos = 0;
-    if let Some(magic) = automaton.grammar().magic {
+    if let Some(magic) = automaton.grammar().magic.filter(|_| at_start) {
         if bytes.starts_with(magic) {
             pos = magic.len();
             inspection.magic_number = true;
         } else if magic.starts_with(bytes) {
             // A proper prefix of the magic number: a few bytes.
-            return automaton
-                .validate(bytes)
-                .map(|()| inspection)
-                .map_err(|invalid| Utf8Error::from_dfa(0, invalid));
+            let result = automaton.validate(bytes);
+            return (inspection, result.map_err(|e| Utf8Error::from_dfa(0, e)));
         }
     }
     loop {
         // SAFETY: the caller guarantees that the CPU supports `kernel`.
         let Err(offset) = (unsafe { run(&bytes[pos..]) }) else {
-            return Ok(inspection);
+            return (inspection, Ok(()));
         };
         let flagged = pos + offset;
         let from = sequence_start(dialect, bytes, flagged, pos);
@@ -203,8 +218,8 @@ pub(crate) unsafe fn check_dialect(
             until,
             &mut inspection.first_reserved_run,
         ) {
-            Stop::Error(invalid) => return Err(Utf8Error::from_dfa(0, invalid)),
-            Stop::End => return Ok(inspection),
+            Stop::Error(invalid) => return (inspection, Err(Utf8Error::from_dfa(0, invalid))),
+            Stop::End => return (inspection, Ok(())),
             Stop::At(at) => pos = at,
         }
     }
