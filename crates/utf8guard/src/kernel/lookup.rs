@@ -219,10 +219,12 @@ impl<V: SimdU8> Behind<V> {
     unsafe fn loaded<D: Spec>(at: *const u8) -> Self {
         // SAFETY: the bytes from `at - behind` on are readable (caller).
         unsafe {
+            let p1 = V::load(at.wrapping_sub(1));
+            let p2 = V::load(at.wrapping_sub(2));
             let p3 = V::load(at.wrapping_sub(3));
             Behind {
-                p1: V::load(at.wrapping_sub(1)),
-                p2: V::load(at.wrapping_sub(2)),
+                p1,
+                p2,
                 p3,
                 p4: if behind(D::MAX_LEN) >= 4 {
                     V::load(at.wrapping_sub(4))
@@ -241,10 +243,12 @@ impl<V: SimdU8> Behind<V> {
     /// Shifted in from `before`, the vector before `input`.
     #[inline(always)]
     fn shifted<D: Spec>(input: V, before: V) -> Self {
+        let p1 = input.prev::<1>(before);
+        let p2 = input.prev::<2>(before);
         let p3 = input.prev::<3>(before);
         Behind {
-            p1: input.prev::<1>(before),
-            p2: input.prev::<2>(before),
+            p1,
+            p2,
             p3,
             p4: if behind(D::MAX_LEN) >= 4 {
                 input.prev::<4>(before)
@@ -772,7 +776,7 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
             check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), t, &mut carry)
         } {
             Verdict::Error => Err(0),
-            _ if ends_inside_sequence::<D>(bytes) => Err(len),
+            _ if D::PAIRS == Pairs::Required && ends_inside_sequence::<D>(bytes) => Err(len),
             _ => Ok(()),
         };
     }

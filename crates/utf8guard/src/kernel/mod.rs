@@ -371,6 +371,63 @@ mod tests {
         }
     }
 
+    /// Every dialect on every available kernel against its automaton, in
+    /// an allocation of exactly the input's size (Miri sees any read past
+    /// it).
+    fn check_all_kernels_dialect(dialect: crate::Dialect, bytes: &[u8]) {
+        let exact: Vec<u8> = bytes.to_vec();
+        let expected = dialect
+            .automaton()
+            .validate(&exact)
+            .map_err(|e| (e.valid_up_to, e.error_len));
+        for kernel in Kernel::available() {
+            let got = kernel
+                .check_dialect(dialect, &exact)
+                .map_err(|e| (e.valid_up_to(), e.error_len()));
+            assert_eq!(got, expected, "{dialect} on {kernel}: {exact:02X?}");
+            assert_eq!(kernel.validate_dialect(dialect, &exact), expected.is_ok());
+        }
+    }
+
+    /// The lengths around every vector and block edge, with text of each
+    /// dialect (its longest sequences included) and with an error or an
+    /// unfinished sequence at the end.
+    #[test]
+    fn dialects_at_vector_and_block_edges() {
+        let pieces: [&[u8]; 7] = [
+            "é€😀a".as_bytes(),
+            b"a\xED\xA0\x80\xED\xB0\x80",
+            b"\xED\xB0\x80\xED\xA0\x80b",
+            b"\xED\xA0\xBD\xED\xB8\x80c",
+            b"\xC0\x80\xED\xA0\xBDd",
+            b"\xFD\xBF\xBF\xBF\xBF\xBF\xF8\x88\x80\x80\x80e",
+            b"\xFC\x80\x80\x80\x80\x80\xFE\x80\x80f",
+        ];
+        let block = super::lookup::BLOCK;
+        let mut lengths = std::vec::Vec::new();
+        for edge in [16, 32, block, 2 * block + 3] {
+            lengths.extend(edge - 1..=edge + 5);
+        }
+        let step = if cfg!(miri) { 3 } else { 1 };
+        for (d, &dialect) in crate::Dialect::ALL.iter().enumerate() {
+            for (p, piece) in pieces.into_iter().enumerate() {
+                // Under Miri, the plain text and the dialect's own.
+                if cfg!(miri) && p != 0 && p != d {
+                    continue;
+                }
+                let text = piece.repeat(40);
+                for &len in lengths.iter().step_by(step) {
+                    check_all_kernels_dialect(dialect, &text[..len]);
+                    let mut bad = text[..len].to_vec();
+                    bad[len - 1] = 0xFF;
+                    check_all_kernels_dialect(dialect, &bad);
+                    bad[len - 1] = 0x00;
+                    check_all_kernels_dialect(dialect, &bad);
+                }
+            }
+        }
+    }
+
     #[test]
     fn locate_backs_up_to_the_character_start() {
         // The kernel flags the block at 64; the 4-byte character started at 62.
