@@ -15,6 +15,20 @@
 //! assert_eq!(err.kind(), utf8guard::ErrorKind::TooShort);
 //! ```
 //!
+//! # The UTF-8 family
+//!
+//! [`Dialect`] validates the other members of the family with the same
+//! kernels: Unicode 3.1's table (surrogates allowed), WTF-8, CESU-8, Java's
+//! modified UTF-8, RFC 2279's 1-to-6-byte UTF-8 and Corrected UTF-8, with
+//! errors reported the same way.
+//!
+//! ```
+//! use utf8guard::Dialect;
+//!
+//! assert!(Dialect::Cesu8.validate(b"\xED\xA0\xBD\xED\xB8\x80"));
+//! assert!(!Dialect::Cesu8.validate("😀".as_bytes()));
+//! ```
+//!
 //! # Kernels
 //!
 //! [`validate`] and [`from_utf8`] run the fastest kernel the CPU supports
