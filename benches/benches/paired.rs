@@ -329,6 +329,7 @@ fn main() {
         Mode::Quick => 1.0 / 8.0,
         Mode::Full => 1.0,
     };
+    utf8guard_bench::require_kernel_override();
     eprintln!(
         "paired: kernel {}, {} mode",
         utf8guard::active_kernel(),
