@@ -68,73 +68,32 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
-/// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) before
-/// the engine sees it, so that a bad name is a usage error and never a
-/// panic, and makes `--kernel` the engine's choice everywhere. Returns the
-/// forced name, if any.
+/// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) and makes
+/// `--kernel` the engine's choice everywhere. Returns the forced kernel, if
+/// any; a name that is unknown or unavailable here is a usage error (the
+/// engine would ignore it and run the detected kernel).
 ///
-/// Must run before any other thread exists: it may set an environment
-/// variable.
-fn choose_kernel(requested: Option<&str>) -> Result<Option<String>, String> {
-    let env = utf8guard::KERNEL_ENV;
-    let (name, source) = match requested {
-        Some(name) => (name.to_owned(), "--kernel".to_owned()),
-        None => match std::env::var_os(env) {
-            None => return Ok(None),
-            Some(value) if value.is_empty() => return Ok(None),
-            Some(value) => match value.into_string() {
-                Ok(name) => (name.clone(), format!("{env}={name}")),
-                Err(value) => return Err(format!("{env}={value:?}: unknown kernel")),
-            },
-        },
-    };
-    let all: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
-    let available: Vec<&str> = Kernel::available().map(|k| k.name()).collect();
-    let kernel = match Kernel::from_name(&name) {
-        Some(kernel) => kernel,
-        None if requested.is_some() => {
-            return Err(format!(
-                "--kernel {name}: unknown kernel; kernels here: {}",
-                all.join(", ")
-            ))
-        }
-        None => {
-            return Err(format!(
-                "{source}: unknown kernel; kernels here: {}",
-                all.join(", ")
-            ))
-        }
-    };
-    if !kernel.is_available() {
-        return Err(format!(
-            "{}: this CPU cannot run the {name} kernel; available: {}",
-            if requested.is_some() {
-                format!("--kernel {name}")
-            } else {
-                source
-            },
-            available.join(", ")
-        ));
+/// Must run before any other thread exists and before any validation: it
+/// may set an environment variable, which the engine reads once.
+fn choose_kernel(requested: Option<&str>) -> Result<Option<Kernel>, String> {
+    if let Some(name) = requested {
+        let kernel = Kernel::by_name(name).map_err(|e| format!("--kernel {name}: {e}"))?;
+        std::env::set_var(utf8guard::KERNEL_ENV, kernel.name());
     }
-    if requested.is_some() {
-        // The engine reads its choice from this variable on first use; it
-        // is set while this is the only thread, before any validation.
-        std::env::set_var(env, &name);
-    }
-    Ok(Some(name))
+    utf8guard::kernel_override().map_err(|e| e.to_string())
 }
 
 fn run_info() -> u8 {
     match choose_kernel(None) {
         Ok(forced) => {
-            print!("{}", info::report(forced.as_deref()));
+            print!("{}", info::report(forced, false));
             VALID
         }
         Err(message) => {
-            // Still say what there is, then why the setting is refused.
-            std::env::remove_var(utf8guard::KERNEL_ENV);
-            print!("{}", info::report(None));
-            usage_error(&message)
+            // The problem first, then what there is instead.
+            let status = usage_error(&message);
+            print!("{}", info::report(None, true));
+            status
         }
     }
 }

@@ -532,9 +532,15 @@ fn every_kernel_gives_the_same_report() {
     assert!(tried >= 1);
 }
 
+/// The kernels this CPU can run, as the messages list them.
+fn available_kernels() -> String {
+    let names: Vec<&str> = utf8guard::Kernel::available().map(|k| k.name()).collect();
+    names.join(", ")
+}
+
 #[test]
 fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
-    let names: Vec<&str> = utf8guard::Kernel::ALL.iter().map(|k| k.name()).collect();
+    let available = available_kernels();
     cmd()
         .args(["--kernel", "warp9", "-"])
         .write_stdin("x")
@@ -542,8 +548,7 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "utf8guard: --kernel warp9: unknown kernel; kernels here: {}\n",
-            names.join(", ")
+            "utf8guard: --kernel warp9: unknown kernel; available: {available}\n"
         ));
     cmd()
         .env("UTF8GUARD_KERNEL", "turbo")
@@ -552,8 +557,7 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; kernels here: {}\n",
-            names.join(", ")
+            "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; available: {available}\n"
         ));
     // --kernel wins over the environment.
     cmd()
@@ -563,6 +567,48 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .assert()
         .code(0)
         .stderr("");
+}
+
+#[test]
+fn a_kernel_of_another_cpu_is_not_available_and_names_are_in_any_case() {
+    let available = available_kernels();
+    let foreign = if cfg!(target_arch = "x86_64") {
+        "neon"
+    } else {
+        "avx2"
+    };
+    cmd()
+        .args(["--kernel", foreign, "-"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: --kernel {foreign}: not available on this CPU; available: {available}\n"
+        ));
+    cmd()
+        .env("UTF8GUARD_KERNEL", foreign)
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "utf8guard: UTF8GUARD_KERNEL={foreign}: not available on this CPU; available: {available}\n"
+        ));
+    for name in ["SCALAR", "Scalar"] {
+        cmd()
+            .env("UTF8GUARD_KERNEL", name)
+            .args(["--stats", "-"])
+            .write_stdin("x")
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("kernel scalar (forced)"));
+        cmd()
+            .args(["--kernel", name, "--stats", "-"])
+            .write_stdin("x")
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("kernel scalar (forced)"));
+    }
 }
 
 #[test]
@@ -1235,13 +1281,26 @@ fn info_names_the_version_the_kernels_and_the_active_one() {
     assert!(
         stdout_of(&output).contains("active kernel: scalar (forced by UTF8GUARD_KERNEL=scalar)")
     );
-    let output = cmd()
-        .arg("info")
-        .env("UTF8GUARD_KERNEL", "bogus")
+    // A setting the engine ignores: the problem first, then the report,
+    // which names the kernel that runs instead.
+    let output = StdCommand::new("sh")
+        .args(["-c", "exec \"$0\" info 2>&1", BIN])
+        .env("UTF8GUARD_KERNEL", "Bogus")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).starts_with("utf8guard: UTF8GUARD_KERNEL=bogus: unknown kernel"));
+    let text = stdout_of(&output);
+    let first = format!(
+        "utf8guard: UTF8GUARD_KERNEL=Bogus: unknown kernel; available: {}\n",
+        available_kernels()
+    );
+    assert!(text.starts_with(&first), "{text}");
+    assert!(
+        text.contains(&format!(
+            "\nactive kernel: {active} (the fastest available; UTF8GUARD_KERNEL was ignored, see above)\n"
+        )),
+        "{text}"
+    );
 }
 
 // -------------------------------------------------------------- help ----
