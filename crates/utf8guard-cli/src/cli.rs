@@ -36,9 +36,9 @@ Exit status:
      still checked and reported), or the report could not be written
 
 Inputs:
-  - `-`, or no PATH at all, reads standard input. It is streamed in chunks,
-    in constant memory, and always read to its end (so that the program
-    writing into the pipe is never cut off). Empty standard input is valid.
+  - `-`, or no PATH at all, reads standard input, named `-` in reports. It
+    is streamed in chunks, in constant memory. Empty standard input is
+    valid.
     A regular file of 1 MiB or more redirected to it (`< FILE`) is mapped
     like a named file, from its current offset, and left at its end.
   - A directory is walked recursively, entries in byte order of their names,
@@ -47,7 +47,14 @@ Inputs:
     symbolic links unless --follow is given. Paths named on the command line
     are always followed.
   - A FIFO or a character device named on the command line is read as a
-    stream to its end (opening a FIFO waits for a writer).
+    stream (opening a FIFO waits for a writer).
+  - A stream (standard input, a FIFO, a device) is read until its end, or
+    until the errors to report are found: the first one, or as many as
+    --all or --max-errors asks for. What follows is not read (a stream may
+    never end, as /dev/urandom does), so whether more errors follow is not
+    known: the report says they may. A program writing into the pipe then
+    sees it closed, as with `head`. A stream without errors is read to its
+    end, however long that takes.
   - A missing path, a file or directory without read permission, a socket,
     a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
     With --json the line is a JSON object with status \"error\" instead.
@@ -82,8 +89,9 @@ inputs are given (directory entries in byte order of their names), e.g.
   path_exact    false when the path is not valid Unicode: `path` is then a
                 copy with U+FFFD in place of what is not
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
-  bytes         size of the input in bytes; for \"error\", the bytes read
-                before the failure (often 0)
+  bytes         size of the input in bytes; for a stream whose reading
+                stopped at its last error reported, the bytes read; for
+                \"error\", the bytes read before the failure (often 0)
   errors        the errors reported, in order; empty unless \"invalid\"
     offset        byte offset of the invalid sequence; for the first error,
                   the length of the valid prefix (std's valid_up_to)
@@ -100,7 +108,8 @@ inputs are given (directory entries in byte order of their names), e.g.
                   offset and hex of up to 16 bytes around the error (up to
                   8 before it)
   more_errors   true when more errors follow the last one reported (past
-                the first without --all, past N with --max-errors N)
+                the first without --all, past N with --max-errors N);
+                null when reading a stream stopped there (more may follow)
   error         why the input could not be read (status \"error\"), or null
 
 Environment: UTF8GUARD_KERNEL=NAME forces a kernel, as --kernel does.";
@@ -261,7 +270,11 @@ Exit status:
   0  the input was valid UTF-8: the output is a copy of it
   1  the input had invalid sequences, now replaced
   2  a usage error, an input that cannot be read, an output that cannot be
-     written, or OUT is the input";
+     written, or OUT is the input
+
+Output closed early: when the reader of standard output goes away (as
+`head` does once it has what it wanted), utf8guard stops at once, silently,
+with status 2, since the rest was not repaired.";
 
 const INFO_ABOUT: &str = "\
 Show the version, the CPU features that matter to the kernels, each kernel
@@ -274,9 +287,9 @@ this CPU cannot run.";
 /// Options of `repair`.
 #[derive(Debug, Args)]
 pub struct RepairArgs {
-    /// The file to repair; `-` reads standard input
+    /// The file to repair; `-`, or none, reads standard input
     #[arg(value_name = "IN")]
-    pub input: PathBuf,
+    pub input: Option<PathBuf>,
 
     /// Where to write the repaired text [default: standard output]
     ///

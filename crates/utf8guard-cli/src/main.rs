@@ -29,7 +29,7 @@ use crate::check::ScanOptions;
 use crate::cli::{CheckArgs, Cli, Command};
 use crate::position::CharCounts;
 use crate::progress::Progress;
-use crate::report::{Outcome, Status};
+use crate::report::{Limit, Outcome, Status};
 use crate::walk::Input;
 
 /// Exit status: every input valid.
@@ -168,7 +168,12 @@ fn run_check(args: &CheckArgs) -> u8 {
         eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
     }
 
-    let mut printer = Printer::new(mode, &progress);
+    let limit = match (args.max_errors, args.all) {
+        (Some(n), _) => Limit::MaxErrors(n as usize),
+        (None, true) => Limit::All,
+        (None, false) => Limit::First,
+    };
+    let mut printer = Printer::new(mode, limit, &progress);
     let stop = AtomicBool::new(false);
     let check_one = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
@@ -250,6 +255,8 @@ struct Tally {
 /// Writes each input's report on stdout (or stderr for failures).
 struct Printer<'a> {
     mode: Mode,
+    /// What limits the errors reported, for the line that says more follow.
+    limit: Limit,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -260,10 +267,11 @@ struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    fn new(mode: Mode, progress: &'a Progress) -> Printer<'a> {
+    fn new(mode: Mode, limit: Limit, progress: &'a Progress) -> Printer<'a> {
         let stdout = io::stdout();
         Printer {
             mode,
+            limit,
             flush_each: stdout.is_terminal(),
             out: io::BufWriter::with_capacity(64 << 10, stdout.lock()),
             progress,
@@ -295,7 +303,7 @@ impl<'a> Printer<'a> {
             (Status::Invalid { .. }, mode) => {
                 self.tally.invalid += 1;
                 match mode {
-                    Mode::Text => outcome.render_text(&mut text),
+                    Mode::Text => outcome.render_text(self.limit, &mut text),
                     Mode::List { valid: false } => text = list_name(),
                     _ => {}
                 }

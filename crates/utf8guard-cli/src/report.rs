@@ -318,6 +318,48 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Whether more errors follow the last one reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum More {
+    /// None: the input was read to its end.
+    No,
+    /// At least one more: the limit on reported errors cut the report.
+    Yes,
+    /// Not known: reading a stream stopped when the report was full.
+    Unknown,
+}
+
+/// What limits the errors reported per input, for the line that says more
+/// errors follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The default: the first error only.
+    First,
+    /// `--max-errors N`.
+    MaxErrors(usize),
+    /// `--all`, which stops at [`crate::cli::ALL_LIMIT`] errors.
+    All,
+}
+
+impl Limit {
+    /// The line after the last error reported, when more follow or may
+    /// follow; `None` when there is nothing to say.
+    fn more_line(self, more: More) -> Option<String> {
+        let limit = match self {
+            Limit::First => "--all or --max-errors N shows them".to_owned(),
+            Limit::MaxErrors(n) => format!("the report stops at --max-errors {n}"),
+            Limit::All => format!("--all stops at {} errors per input", crate::cli::ALL_LIMIT),
+        };
+        match more {
+            More::No => None,
+            More::Yes => Some(format!("more errors follow ({limit})")),
+            More::Unknown => Some(format!(
+                "more errors may follow: reading stopped here ({limit})"
+            )),
+        }
+    }
+}
+
 /// The result of checking one input.
 #[derive(Debug)]
 pub enum Status {
@@ -325,7 +367,7 @@ pub enum Status {
     Valid,
     /// Not UTF-8: the errors found, in order, and whether more exist past
     /// the limit on reported errors.
-    Invalid { findings: Vec<Finding>, more: bool },
+    Invalid { findings: Vec<Finding>, more: More },
     /// The input could not be read (or not entirely).
     Failed(String),
 }
@@ -333,7 +375,8 @@ pub enum Status {
 /// The report on one input.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The name shown: the path as given or found, or `<stdin>`.
+    /// The name shown: the path as given or found, or `-` for standard
+    /// input (as it is named on the command line).
     pub name: String,
     /// `true` for standard input.
     pub stdin: bool,
@@ -371,7 +414,7 @@ impl Outcome {
     /// A valid, empty outcome for standard input, to be filled in.
     pub fn stdin() -> Outcome {
         Outcome {
-            name: "<stdin>".to_owned(),
+            name: "-".to_owned(),
             stdin: true,
             name_exact: true,
             bytes: 0,
@@ -383,7 +426,7 @@ impl Outcome {
     /// The diagnostics for people: nothing for a valid input; for an
     /// invalid one, three lines per error (position and kind, the cause,
     /// the bytes around it in hex with a marker).
-    pub fn render_text(&self, out: &mut String) {
+    pub fn render_text(&self, limit: Limit, out: &mut String) {
         let Status::Invalid { findings, more } = &self.status else {
             return;
         };
@@ -403,12 +446,8 @@ impl Outcome {
             }
             render_hex(f, out);
         }
-        if *more {
-            let _ = writeln!(
-                out,
-                "{}: more errors follow (--all or --max-errors N shows them)",
-                self.name
-            );
+        if let Some(line) = limit.more_line(*more) {
+            let _ = writeln!(out, "{}: {line}", self.name);
         }
     }
 
@@ -419,11 +458,11 @@ impl Outcome {
         json::push_str(out, if self.stdin { "-" } else { &self.name });
         json::push_key(out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
-        let (status, findings, more, error): (&str, &[Finding], bool, Option<&str>) =
+        let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
             match &self.status {
-                Status::Valid => ("valid", &[], false, None),
+                Status::Valid => ("valid", &[], More::No, None),
                 Status::Invalid { findings, more } => ("invalid", findings, *more, None),
-                Status::Failed(message) => ("error", &[], false, Some(message)),
+                Status::Failed(message) => ("error", &[], More::No, Some(message)),
             };
         json::push_key(out, "status", false);
         json::push_str(out, status);
@@ -470,7 +509,11 @@ impl Outcome {
         }
         out.push(']');
         json::push_key(out, "more_errors", false);
-        out.push_str(if more { "true" } else { "false" });
+        out.push_str(match more {
+            More::No => "false",
+            More::Yes => "true",
+            More::Unknown => "null",
+        });
         json::push_key(out, "error", false);
         match error {
             Some(message) => json::push_str(out, message),
@@ -603,13 +646,13 @@ mod tests {
         let outcome = Outcome {
             status: Status::Invalid {
                 findings: vec![first_finding(input)],
-                more: false,
+                more: More::No,
             },
             bytes: input.len() as u64,
             ..Outcome::named(Path::new("t.bin"))
         };
         let mut out = String::new();
-        outcome.render_text(&mut out);
+        outcome.render_text(Limit::First, &mut out);
         assert_eq!(
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
@@ -626,7 +669,7 @@ mod tests {
         let outcome = Outcome {
             status: Status::Invalid {
                 findings: vec![first_finding(input)],
-                more: true,
+                more: More::Yes,
             },
             bytes: 3,
             ..Outcome::named(Path::new("dir/\"q\".txt"))

@@ -221,6 +221,12 @@ fn max_errors_limits_the_report_and_says_more_follow() {
     let text = stdout_of(&text);
     assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 3);
     assert!(text.ends_with(&format!(
+        "{}: more errors follow (the report stops at --max-errors 3)\n",
+        path.display()
+    )));
+    // Without a limit given, the first error only.
+    let text = cmd().arg(&path).output().unwrap();
+    assert!(stdout_of(&text).ends_with(&format!(
         "{}: more errors follow (--all or --max-errors N shows them)\n",
         path.display()
     )));
@@ -234,6 +240,93 @@ fn max_errors_limits_the_report_and_says_more_follow() {
     let reports = json_lines(&stdout_of(&output));
     assert_eq!(reports[0]["errors"].as_array().unwrap().len(), 23);
     assert_eq!(reports[0]["more_errors"], false);
+}
+
+#[test]
+fn a_stream_stops_once_the_report_is_full() {
+    // Standard input: reading stops at the limit, whether more follow is
+    // not known (a stream may never end).
+    let mut input = b"ok\n".repeat(1000);
+    input.extend_from_slice(&[0xFF; 10]);
+    let output = cmd()
+        .args(["-m", "2", "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout_of(&output);
+    assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 2);
+    assert!(
+        text.ends_with(
+            "-: more errors may follow: reading stopped here (the report stops at --max-errors 2)\n"
+        ),
+        "{text}"
+    );
+    let output = cmd()
+        .args(["--json", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports[0]["more_errors"], Value::Null);
+    assert_eq!(json_errors(&reports[0]), [(3000, Some(1), 1001, 1)]);
+}
+
+/// Runs `command` and waits at most `limit` for it to end; `None` if it
+/// did not (it is then killed).
+fn run_within(mut command: StdCommand, limit: std::time::Duration) -> Option<std::process::Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn an_endless_device_or_pipe_is_answered_at_its_first_error() {
+    let second = std::time::Duration::from_secs(1);
+    if Path::new("/dev/urandom").exists() {
+        // With --all, --max-errors bounds the reading.
+        for args in [
+            &["/dev/urandom"][..],
+            &["-l", "/dev/urandom"],
+            &["-m", "100", "/dev/urandom"],
+        ] {
+            let mut command = StdCommand::new(BIN);
+            command.env_remove("UTF8GUARD_KERNEL").args(args);
+            let output = run_within(command, second)
+                .unwrap_or_else(|| panic!("`utf8guard {args:?}` still ran after a second"));
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+        }
+    }
+    // A writer that never stops, into standard input: the writer is cut
+    // off (as by `head`) once the error is found.
+    let mut command = StdCommand::new("sh");
+    command
+        .env_remove("UTF8GUARD_KERNEL")
+        .args([
+            "-c",
+            "while :; do printf 'text \\377 '; done | \"$0\" -; echo \"status $?\"",
+        ])
+        .arg(BIN);
+    let output = run_within(command, 10 * second).expect("the pipe was read forever");
+    let text = stdout_of(&output);
+    assert!(
+        text.starts_with("-:1:6: invalid UTF-8 at byte 5: "),
+        "{text}"
+    );
+    assert!(text.ends_with("status 1\n"), "{text}");
 }
 
 #[test]
@@ -1063,16 +1156,20 @@ fn unreadable_directories_and_files_are_errors_and_the_rest_is_checked() {
         .env_remove("UTF8GUARD_KERNEL")
         .arg("-l")
         .arg(&root)
+        .arg(locked.join("hidden.txt"))
         .output()
         .unwrap();
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", stderr_of(&output));
     assert_eq!(stdout_of(&output), format!("{}/a.txt\n", root.display()));
+    // The same words for the same cause: a directory that cannot be
+    // listed, a file that cannot be opened, a path that cannot be reached.
     assert_eq!(
         stderr_of(&output),
         format!(
-            "utf8guard: {0}/locked: cannot list directory: Permission denied\n\
-             utf8guard: {0}/secret.txt: cannot open: Permission denied\n",
+            "utf8guard: {0}/locked: Permission denied\n\
+             utf8guard: {0}/secret.txt: Permission denied\n\
+             utf8guard: {0}/locked/hidden.txt: Permission denied\n",
             root.display()
         )
     );
@@ -1080,20 +1177,16 @@ fn unreadable_directories_and_files_are_errors_and_the_rest_is_checked() {
 
 // ------------------------------------------------------------ output ----
 
-#[test]
-fn a_closed_stdout_ends_the_run_quietly() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("many.txt");
-    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
+/// Runs the command with `args`, reads 100 bytes of its output and hangs
+/// up, as `head` does; returns its exit status and what it wrote on stderr.
+fn hang_up_after_100_bytes(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let mut child = StdCommand::new(BIN)
-        .args(["--all"])
-        .arg(&path)
+        .args(args)
         .env_remove("UTF8GUARD_KERNEL")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Read a little, then hang up, as `head` does.
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 100];
     stdout.read_exact(&mut first).unwrap();
@@ -1105,11 +1198,36 @@ fn a_closed_stdout_ends_the_run_quietly() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    let status = child.wait().unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
     // Status 2: the run stopped before the end, without a panic or a
     // message.
-    assert_eq!(status.code(), Some(2), "{stderr}");
+    let (status, stderr) = hang_up_after_100_bytes(&["--all".as_ref(), path.as_os_str()]);
+    assert_eq!(status, Some(2), "{stderr}");
     assert_eq!(stderr, "");
+    // `repair` the same way.
+    let (status, stderr) = hang_up_after_100_bytes(&["repair".as_ref(), path.as_os_str()]);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn repair_reads_standard_input_without_a_path() {
+    for args in [&["repair"][..], &["repair", "-"]] {
+        cmd()
+            .args(args)
+            .write_stdin(&b"a\xff"[..])
+            .assert()
+            .code(1)
+            .stdout("a\u{FFFD}")
+            .stderr("");
+    }
 }
 
 // ------------------------------------------------------------ repair ----
@@ -1243,7 +1361,7 @@ fn repair_never_writes_over_its_input() {
         .assert()
         .code(2)
         .stderr(format!(
-            "utf8guard: {}: cannot open: No such file or directory\n",
+            "utf8guard: {}: No such file or directory\n",
             dir.path().join("nope").display()
         ));
     assert!(!out.exists());
@@ -1360,7 +1478,7 @@ fn usage_errors_exit_2() {
         &["--max-errors", "1000001"],
         &["--jobs", "0"],
         &["--jobs", "many"],
-        &["repair"],
+        &["repair", "a", "b"],
         &["info", "extra"],
     ] {
         let output = cmd().args(args).write_stdin("").output().unwrap();
