@@ -164,8 +164,8 @@ fn scan_slice_with(
             }
         }
     }
-    // Whatever was not scanned still counts as done.
-    progress.inc((bytes.len() - pos) as u64);
+    // Whatever was not scanned leaves the total.
+    progress.skip((bytes.len() - pos) as u64);
     let status = if findings.is_empty() {
         Status::Valid
     } else {
@@ -211,7 +211,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     // nothing (those of /proc report 0): read them whole.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     if let Err(e) = (&file).read_to_end(&mut bytes) {
-        progress.inc(meta.len());
+        progress.skip(meta.len());
         return Outcome::failed(path, format!("read error: {}", crate::io_message(&e)));
     }
     outcome.bytes = bytes.len() as u64;
@@ -219,7 +219,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     if bytes.len() as u64 != meta.len() {
         // The size changed while it was read, or was not the size (as in
         // /proc): the bar was told `meta.len()`.
-        progress.inc(meta.len().saturating_sub(bytes.len() as u64));
+        progress.skip(meta.len().saturating_sub(bytes.len() as u64));
     }
     outcome
 }
@@ -440,6 +440,26 @@ mod tests {
             assert_eq!(offsets(&sliced.0), offsets(&whole.0), "slice {slice}");
             assert_eq!(sliced.1, whole.1, "slice {slice}");
         }
+    }
+
+    #[test]
+    fn bytes_left_unread_leave_the_progress_total() {
+        // Errors at 100 and 200 of 1 MiB: the first one only is reported,
+        // the search for more stops at the second.
+        let mut input = vec![b'a'; 1 << 20];
+        input[100] = 0xFF;
+        input[200] = 0xFF;
+        let progress = Progress::new(Some(2 << 20));
+        let (status, _) = scan_slice(&input, &opts(1), &progress);
+        assert_eq!(offsets(&status).len(), 1);
+        // 200 bytes read; the rest of this input will never be: the total
+        // is what was read, and the other input.
+        assert_eq!(progress.state(), Some((200, Some(200 + (1 << 20)))));
+        let mut list = opts(1);
+        list.look_for_more = false;
+        let progress = Progress::new(Some(1 << 20));
+        scan_slice(&input, &list, &progress);
+        assert_eq!(progress.state(), Some((101, Some(101))));
     }
 
     #[test]

@@ -17,8 +17,8 @@ Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
 each invalid input it prints, per error: the path, line and column, byte
 offset and kind of error; the cause in words; a hint when the bytes look like
 a common mix-up (Latin-1 or Windows-1252 text, CESU-8, overlong forms); and
-the 16 bytes around the error in hex, after the offset of the first one, with
-a marker under the invalid bytes. From corpora/demo/invalid in the sources:
+the 16 bytes around the error in hex, after the byte offset (in decimal) of
+the first one, with a marker under the invalid bytes. From corpora/demo/invalid in the sources:
 
   $ utf8guard customers-latin1.csv
   customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
@@ -76,8 +76,9 @@ invalid sequence is a maximal subpart in Unicode's sense (1 to 3 bytes): with
 --all, the errors reported are the sequences `repair` replaces, and the first
 one is where std::str::from_utf8 and isutf8 stop.
 
-JSON (--json): one object per input, each on its own line, in the order the
-inputs are given (directory entries in byte order of their names), e.g.
+JSON (--json): JSON Lines, one object per input, each on its own line (the
+output is not one JSON document: `jq -s .` makes it an array), in the order
+the inputs are given (directory entries in byte order of their names), e.g.
   {\"path\":\"a.txt\",\"path_exact\":true,\"status\":\"invalid\",\"bytes\":14,
    \"errors\":[{\"offset\":3,\"line\":1,\"column\":4,\"length\":1,
      \"kind\":\"too_short\",\"description\":\"multi-byte sequence cut short\",
@@ -177,28 +178,33 @@ pub struct CheckArgs {
     )]
     pub max_errors: Option<u64>,
 
-    /// Print one JSON object per input (schema: see --help)
+    /// Print JSON Lines: one JSON object per input and per line (schema:
+    /// see --help)
     ///
     /// One line per input on standard output, valid inputs included, and
     /// unreadable ones too (with status "error", instead of a line on
-    /// stderr).
+    /// stderr). The output as a whole is JSON Lines (jsonlines.org), not
+    /// one JSON document: `jq` reads it as it is, `jq -s .` makes an array
+    /// of it.
     #[arg(long, conflicts_with_all = ["list", "invert"], verbatim_doc_comment)]
     pub json: bool,
 
     /// Print nothing on standard output: the exit status tells
     ///
-    /// Inputs that cannot be read are still named on stderr.
+    /// Inputs that cannot be read are still named on stderr, and --stats
+    /// still prints its statistics there.
     #[arg(
         short,
         long,
-        conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"],
+        conflicts_with_all = ["json", "list", "invert", "all", "max_errors"],
         verbatim_doc_comment
     )]
     pub quiet: bool,
 
     /// Print only the paths of invalid inputs, one per line
     ///
-    /// Standard input is listed as `-`.
+    /// Standard input is listed as `-`. Paths are printed as their bytes
+    /// (as `ls` and `grep -l` print them), whether or not they are UTF-8.
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub list: bool,
 
@@ -207,6 +213,20 @@ pub struct CheckArgs {
     /// The exit status keeps its meaning: 1 if some input is invalid.
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub invert: bool,
+
+    /// End each path of the list with a NUL byte, not a newline (implies
+    /// --list)
+    ///
+    /// For `xargs -0` and other readers of NUL-separated names: a file name
+    /// may hold a newline. Paths are printed as their bytes, whether or not
+    /// they are UTF-8, in the list as in the text report.
+    #[arg(
+        short = '0',
+        long,
+        conflicts_with_all = ["all", "max_errors", "json", "quiet"],
+        verbatim_doc_comment
+    )]
+    pub null: bool,
 
     /// Check N inputs at a time; split large files across N threads
     ///
@@ -327,6 +347,7 @@ mod tests {
         for args in [
             &["utf8guard", "--json", "--list"][..],
             &["utf8guard", "--quiet", "--json"],
+            &["utf8guard", "--null", "--json"],
             &["utf8guard", "--list", "--all"],
             &["utf8guard", "--max-errors", "0"],
             &["utf8guard", "--jobs", "0"],

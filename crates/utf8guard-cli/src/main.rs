@@ -129,7 +129,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         Mode::Quiet
     } else if args.json {
         Mode::Json
-    } else if args.list || args.invert {
+    } else if args.list || args.invert || args.null {
         Mode::List { valid: args.invert }
     } else {
         Mode::Text
@@ -173,7 +173,8 @@ fn run_check(args: &CheckArgs) -> u8 {
         (None, true) => Limit::All,
         (None, false) => Limit::First,
     };
-    let mut printer = Printer::new(mode, limit, &progress);
+    let list_end = if args.null { b'\0' } else { b'\n' };
+    let mut printer = Printer::new(mode, limit, list_end, &progress);
     let stop = AtomicBool::new(false);
     let check_one = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
@@ -257,6 +258,8 @@ struct Printer<'a> {
     mode: Mode,
     /// What limits the errors reported, for the line that says more follow.
     limit: Limit,
+    /// The byte after each path of a list: a newline, or NUL with --null.
+    list_end: u8,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -267,11 +270,12 @@ struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    fn new(mode: Mode, limit: Limit, progress: &'a Progress) -> Printer<'a> {
+    fn new(mode: Mode, limit: Limit, list_end: u8, progress: &'a Progress) -> Printer<'a> {
         let stdout = io::stdout();
         Printer {
             mode,
             limit,
+            list_end,
             flush_each: stdout.is_terminal(),
             out: io::BufWriter::with_capacity(64 << 10, stdout.lock()),
             progress,
@@ -286,13 +290,11 @@ impl<'a> Printer<'a> {
         self.tally.bytes += outcome.bytes;
         self.tally.counts.add(&outcome.counts);
         let list_name = || {
-            if outcome.stdin {
-                "-\n".to_owned()
-            } else {
-                format!("{}\n", outcome.name)
-            }
+            let mut name = outcome.name.clone();
+            name.push(self.list_end);
+            name
         };
-        let mut text = String::new();
+        let mut text = Vec::new();
         match (&outcome.status, self.mode) {
             (Status::Valid, mode) => {
                 self.tally.valid += 1;
@@ -317,19 +319,25 @@ impl<'a> Printer<'a> {
                     if !self.check_write(flushed) {
                         return false;
                     }
+                    // The name as its bytes, as in the report.
+                    let mut line = b"utf8guard: ".to_vec();
+                    line.extend_from_slice(&outcome.name);
+                    line.extend_from_slice(format!(": {reason}\n").as_bytes());
                     self.progress
-                        .suspend(|| eprintln!("utf8guard: {}: {reason}", outcome.name));
+                        .suspend(|| drop(io::stderr().lock().write_all(&line)));
                 }
             }
         }
         if self.mode == Mode::Json {
-            outcome.render_json(&mut text);
+            let mut json = String::new();
+            outcome.render_json(&mut json);
+            text = json.into_bytes();
         }
         if text.is_empty() {
             return true;
         }
         let written = self.progress.suspend(|| {
-            self.out.write_all(text.as_bytes())?;
+            self.out.write_all(&text)?;
             if self.flush_each {
                 self.out.flush()?;
             }
@@ -372,8 +380,9 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
     let mut skipped = String::new();
     if inputs.skipped_special > 0 || inputs.skipped_links > 0 {
         skipped = format!(
-            "; skipped in directories: {} special files, {} symbolic links",
-            inputs.skipped_special, inputs.skipped_links
+            "; skipped in directories: {}, {}",
+            counted(inputs.skipped_special, "special file"),
+            counted(inputs.skipped_links, "symbolic link")
         );
     }
     let c = &tally.counts;
@@ -406,6 +415,16 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
         if forced { " (forced)" } else { "" },
         if jobs == 1 { "" } else { "s" }
     );
+}
+
+/// `n` and the noun, in the plural unless `n` is 1: "1 special file",
+/// "2 special files".
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn human_bytes(n: f64) -> String {

@@ -375,12 +375,12 @@ pub enum Status {
 /// The report on one input.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The name shown: the path as given or found, or `-` for standard
-    /// input (as it is named on the command line).
-    pub name: String,
-    /// `true` for standard input.
-    pub stdin: bool,
-    /// `false` when the path is not valid Unicode and `name` is lossy.
+    /// The name shown: the path as given or found, as its bytes (which
+    /// need not be UTF-8), or `-` for standard input (as it is named on
+    /// the command line).
+    pub name: Vec<u8>,
+    /// `false` when the path is not valid Unicode: JSON then shows a lossy
+    /// copy of `name`.
     pub name_exact: bool,
     /// Bytes in the input (or read before a failure).
     pub bytes: u64,
@@ -400,11 +400,13 @@ impl Outcome {
 
     /// A valid, empty outcome for `path`, to be filled in.
     pub fn named(path: &Path) -> Outcome {
-        let name = path.to_string_lossy();
+        #[cfg(unix)]
+        let name = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+        #[cfg(not(unix))]
+        let name = path.to_string_lossy().into_owned().into_bytes();
         Outcome {
-            name_exact: matches!(name, std::borrow::Cow::Borrowed(_)),
-            name: name.into_owned(),
-            stdin: false,
+            name_exact: path.to_str().is_some(),
+            name,
             bytes: 0,
             counts: CharCounts::default(),
             status: Status::Valid,
@@ -413,41 +415,38 @@ impl Outcome {
 
     /// A valid, empty outcome for standard input, to be filled in.
     pub fn stdin() -> Outcome {
-        Outcome {
-            name: "-".to_owned(),
-            stdin: true,
-            name_exact: true,
-            bytes: 0,
-            counts: CharCounts::default(),
-            status: Status::Valid,
-        }
+        Outcome::named(Path::new("-"))
     }
 
     /// The diagnostics for people: nothing for a valid input; for an
     /// invalid one, three lines per error (position and kind, the cause,
     /// the bytes around it in hex with a marker).
-    pub fn render_text(&self, limit: Limit, out: &mut String) {
+    pub fn render_text(&self, limit: Limit, out: &mut Vec<u8>) {
         let Status::Invalid { findings, more } = &self.status else {
             return;
         };
+        let mut text = String::new();
         for f in findings {
+            out.extend_from_slice(&self.name);
             let _ = writeln!(
-                out,
-                "{}:{}:{}: invalid UTF-8 at byte {}: {}",
-                self.name,
+                text,
+                ":{}:{}: invalid UTF-8 at byte {}: {}",
                 f.at.line_number(),
                 f.at.column_number(),
                 f.offset,
                 f.kind.description()
             );
-            let _ = writeln!(out, "  {}", f.explanation());
+            let _ = writeln!(text, "  {}", f.explanation());
             if let Some(hint) = f.hint() {
-                let _ = writeln!(out, "  hint: {hint}");
+                let _ = writeln!(text, "  hint: {hint}");
             }
-            render_hex(f, out);
+            render_hex(f, &mut text);
+            out.extend_from_slice(text.as_bytes());
+            text.clear();
         }
         if let Some(line) = limit.more_line(*more) {
-            let _ = writeln!(out, "{}: {line}", self.name);
+            out.extend_from_slice(&self.name);
+            out.extend_from_slice(format!(": {line}\n").as_bytes());
         }
     }
 
@@ -455,7 +454,7 @@ impl Outcome {
     pub fn render_json(&self, out: &mut String) {
         out.push('{');
         json::push_key(out, "path", true);
-        json::push_str(out, if self.stdin { "-" } else { &self.name });
+        json::push_str(out, &String::from_utf8_lossy(&self.name));
         json::push_key(out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
         let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
@@ -554,8 +553,12 @@ fn render_hex(f: &Finding, out: &mut String) {
             }
         }
     }
-    let _ = writeln!(out, "  {:>8}  {hex_line}  |{text}|", f.context_start);
-    let marker_line = format!("  {:8}  {marker}   {text_marker}", "");
+    // The offset column is 8 wide, or as wide as the offset when it is
+    // longer; the marker line is indented by the same width.
+    let offset = f.context_start.to_string();
+    let width = offset.len().max(8);
+    let _ = writeln!(out, "  {offset:>width$}  {hex_line}  |{text}|");
+    let marker_line = format!("  {:width$}  {marker}   {text_marker}", "");
     let _ = writeln!(out, "{}", marker_line.trim_end());
 }
 
@@ -651,8 +654,9 @@ mod tests {
             bytes: input.len() as u64,
             ..Outcome::named(Path::new("t.bin"))
         };
-        let mut out = String::new();
+        let mut out = Vec::new();
         outcome.render_text(Limit::First, &mut out);
+        let out = String::from_utf8(out).unwrap();
         assert_eq!(
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
@@ -661,6 +665,23 @@ mod tests {
              \x20        0  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
              \x20                                ^^                                  ^\n"
         );
+    }
+
+    #[test]
+    fn the_marker_stays_under_the_bytes_at_any_offset() {
+        for (context_start, indent) in [(0, 10), (99_999_992, 10), (123_456_789, 11)] {
+            let mut f = first_finding(b"abcdefgh\xFFijk");
+            f.offset += context_start;
+            f.context_start += context_start;
+            let mut out = String::new();
+            render_hex(&f, &mut out);
+            let lines: Vec<&str> = out.lines().collect();
+            let hex_at = lines[0].find("FF").unwrap();
+            assert_eq!(lines[1].find("^^"), Some(hex_at), "{out}");
+            assert_eq!(lines[0].find("61"), Some(indent + 2), "{out}");
+            let column = format!("{context_start:>8}");
+            assert!(lines[0].starts_with(&format!("  {column}  61 ")), "{out}");
+        }
     }
 
     #[test]

@@ -709,9 +709,17 @@ fn stats_count_inputs_bytes_and_characters() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "aé€🌍\n").unwrap(); // 11 bytes
     fs::write(dir.path().join("b.txt"), b"x\xFFy\xC3\xA9").unwrap(); // 5 bytes
-    let output = cmd().args(["--stats", "-q"]).arg(dir.path()).output();
-    // --quiet and --stats conflict: a usage error.
-    assert_eq!(output.unwrap().status.code(), Some(2));
+                                                                     // With --quiet: nothing on stdout, the statistics on stderr.
+    let output = cmd()
+        .args(["--stats", "-q", "-j", "1"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout_of(&output), "");
+    assert!(
+        stderr_of(&output).starts_with("utf8guard: inputs: 2: 1 valid, 1 invalid, 0 unreadable\n")
+    );
 
     let output = cmd()
         .args(["--stats", "--all", "--kernel", "scalar", "-j", "1"])
@@ -966,19 +974,86 @@ fn a_file_named_like_a_subcommand_is_checked_after_check_or_with_a_path() {
 
 #[cfg(unix)]
 #[test]
-fn a_path_that_is_not_unicode_is_reported_lossily() {
+fn a_path_that_is_not_unicode_is_printed_as_its_bytes() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(OsStr::from_bytes(b"bad\xFF.txt"));
+    let root = dir.path().as_os_str().as_bytes();
+    let path = dir.path().join(OsStr::from_bytes(b"caf\xE9.txt"));
     fs::write(&path, b"\x80").unwrap();
+    fs::write(dir.path().join("new\nline.txt"), b"\xFF").unwrap();
+    fs::write(dir.path().join("valid.txt"), b"ok").unwrap();
+    let raw = |name: &[u8]| [root, b"/", name].concat();
+    // JSON is text: a lossy copy, said to be one.
     let output = cmd().arg("--json").arg(&path).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let report = &json_lines(&stdout_of(&output))[0];
     assert_eq!(report["path_exact"], false);
     assert_eq!(
         report["path"],
-        format!("{}/bad\u{FFFD}.txt", dir.path().display())
+        format!("{}/caf\u{FFFD}.txt", dir.path().display())
+    );
+    // The list and the text report: the bytes of the name, as `ls` and
+    // `grep -l` print them, so that they can be used again.
+    let output = cmd().arg("-l").arg(dir.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        output.stdout,
+        [
+            raw(b"caf\xE9.txt"),
+            b"\n".to_vec(),
+            raw(b"new\nline.txt"),
+            b"\n".to_vec()
+        ]
+        .concat()
+    );
+    let output = cmd().arg(&path).output().unwrap();
+    assert!(output
+        .stdout
+        .starts_with(&[raw(b"caf\xE9.txt"), b":1:1: ".to_vec()].concat()));
+    // -0: each name ends with NUL instead (a name may hold a newline);
+    // with --invert, the valid ones.
+    for (args, expected) in [
+        (
+            &["-0"][..],
+            [
+                raw(b"caf\xE9.txt"),
+                b"\0".to_vec(),
+                raw(b"new\nline.txt"),
+                b"\0".to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            &["-l", "--null"],
+            [
+                raw(b"caf\xE9.txt"),
+                b"\0".to_vec(),
+                raw(b"new\nline.txt"),
+                b"\0".to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            &["-0", "--invert"],
+            [raw(b"valid.txt"), b"\0".to_vec()].concat(),
+        ),
+    ] {
+        let output = cmd().args(args).arg(dir.path()).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.stdout, expected, "{args:?}");
+    }
+    // An unreadable one is named by its bytes on stderr too.
+    let missing = dir.path().join(OsStr::from_bytes(b"gone\xFF"));
+    let output = cmd().arg(&missing).output().unwrap();
+    assert_eq!(
+        output.stderr,
+        [
+            b"utf8guard: ".to_vec(),
+            raw(b"gone\xFF"),
+            b": No such file or directory\n".to_vec()
+        ]
+        .concat()
     );
 }
 
@@ -1074,6 +1149,14 @@ fn special_files_inside_directories_are_skipped() {
     assert!(stderr_of(&output).starts_with(
         "utf8guard: inputs: 1: 1 valid, 0 invalid, 0 unreadable; \
          skipped in directories: 2 special files, 0 symbolic links\n"
+    ));
+    // One of each: the singular.
+    fs::remove_file(dir.path().join("pipe")).unwrap();
+    std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
+    let output = cmd().arg("--stats").arg(dir.path()).output().unwrap();
+    assert!(stderr_of(&output).starts_with(
+        "utf8guard: inputs: 1: 1 valid, 0 invalid, 0 unreadable; \
+         skipped in directories: 1 special file, 1 symbolic link\n"
     ));
 }
 
@@ -1438,6 +1521,9 @@ fn help_documents_every_option_exit_status_and_the_json_schema() {
         "--stats",
         "--follow",
         "--no-progress",
+        "-0, --null",
+        "Print JSON Lines: one JSON object per input and per line",
+        "byte offset (in decimal)",
         "Exit status:",
         "0  every input is valid UTF-8",
         "1  some input is not valid UTF-8",
@@ -1455,7 +1541,14 @@ fn help_documents_every_option_exit_status_and_the_json_schema() {
     let check_help = stdout_of(&cmd().args(["check", "--help"]).output().unwrap());
     assert!(check_help.contains("--max-errors <N>") && check_help.contains("Exit status:"));
     let repair_help = stdout_of(&cmd().args(["repair", "--help"]).output().unwrap());
-    for needle in ["--output <OUT>", "U+FFFD", "never modified", "Exit status:"] {
+    for needle in [
+        "--output <OUT>",
+        "U+FFFD",
+        "never modified",
+        "Exit status:",
+        "`-`, or none, reads standard input",
+        "Output closed early",
+    ] {
         assert!(
             repair_help.contains(needle),
             "repair --help lacks {needle:?}"
