@@ -107,6 +107,15 @@ fn first_error(bytes: &[u8], slice: usize, parallel: bool, progress: &Progress) 
     None
 }
 
+impl Outcome {
+    /// Fills in the report on `bytes`, an input that is all in memory.
+    fn scan(&mut self, bytes: &[u8], opts: &ScanOptions, progress: &Progress) {
+        self.bytes = bytes.len() as u64;
+        (self.status, self.counts) = scan_slice(bytes, opts, progress);
+        self.look_at_head(bytes);
+    }
+}
+
 /// Checks an input that is all in memory.
 pub fn scan_slice(bytes: &[u8], opts: &ScanOptions, progress: &Progress) -> (Status, CharCounts) {
     scan_slice_with(bytes, opts, progress, SLICE)
@@ -202,8 +211,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     }
     if meta.len() >= MMAP_MIN {
         if let Ok(map) = map(&file, 0, meta.len(), opts.parallel) {
-            outcome.bytes = map.len() as u64;
-            (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+            outcome.scan(&map, opts, progress);
             return outcome;
         }
     }
@@ -214,8 +222,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
         progress.skip(meta.len());
         return Outcome::failed(path, format!("read error: {}", crate::io_message(&e)));
     }
-    outcome.bytes = bytes.len() as u64;
-    (outcome.status, outcome.counts) = scan_slice(&bytes, opts, progress);
+    outcome.scan(&bytes, opts, progress);
     if bytes.len() as u64 != meta.len() {
         // The size changed while it was read, or was not the size (as in
         // /proc): the bar was told `meta.len()`.
@@ -257,8 +264,7 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
     }
     let map = map(&file, start, len, opts.parallel).ok()?;
     let mut outcome = Outcome::stdin();
-    outcome.bytes = map.len() as u64;
-    (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+    outcome.scan(&map, opts, progress);
     // Best effort, as for any reader that stops at the end.
     let _ = file.seek(SeekFrom::Start(start + len));
     Some(outcome)

@@ -16,7 +16,11 @@ bytes), and say exactly where and why they are not.
 Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
 each invalid input it prints, per error: the path, line and column, byte
 offset and kind of error; the cause in words; a hint when the bytes look like
-a common mix-up (Latin-1 or Windows-1252 text, CESU-8, overlong forms); and
+a common mix-up (Latin-1 or Windows-1252 text, another script's 8-bit code
+page, CESU-8, overlong forms), or, once, what the input is when its first
+bytes tell (UTF-16 or UTF-32 text by its byte order mark or zero bytes,
+binary data by a magic number such as gzip's, zstd's, xz's, zip's, PDF's,
+PNG's or ELF's, or by zero bytes and control characters); and
 the 16 bytes around the error in hex, after the byte offset (in decimal) of
 the first one, with a marker under the invalid bytes. From corpora/demo/invalid in the sources:
 
@@ -103,7 +107,9 @@ the inputs are given (directory entries in byte order of their names), e.g.
                   surrogate, too_large, too_short or incomplete
     description   the kind in words
     explanation   the cause, naming the bytes involved
-    hint          a likely mix-up (see above), or null
+    hint          a likely mix-up (see above); on the first error of an
+                  input that its first bytes show to be UTF-16 or binary,
+                  what it is (and null on the others); or null
     bytes         the invalid bytes in hex, e.g. \"E2 82\"
     context_offset, context
                   offset and hex of up to 16 bytes around the error (up to

@@ -12,6 +12,7 @@ mod position;
 mod progress;
 mod repair;
 mod report;
+mod sniff;
 mod stream;
 mod walk;
 

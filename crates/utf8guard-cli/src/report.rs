@@ -8,6 +8,7 @@ use utf8guard::ErrorKind;
 
 use crate::json;
 use crate::position::{CharCounts, Cursor};
+use crate::sniff::{self, Nature};
 
 /// Bytes of context shown before an error, when the input has them.
 pub const CONTEXT_BEFORE: usize = 8;
@@ -226,15 +227,29 @@ impl Finding {
                 utf8_hex(c)
             ));
         }
-        // A lone non-ASCII byte between ASCII bytes (or lone lead bytes):
-        // text in a legacy 8-bit encoding.
+        // A lone non-ASCII byte between ASCII bytes: an accented letter of
+        // text in Latin-1 or Windows-1252, as in "Jos\xE9 M\xFCller".
+        // Several in a row are the letters of another script in its 8-bit
+        // code page (Cyrillic in Windows-1251 or KOI8-R, Greek, Hebrew,
+        // ...): naming Latin-1 there would mislead.
         let before = at.checked_sub(1).map(|i| self.context[i]);
         let after = rest.get(1).copied();
-        let isolated = self.len == Some(1)
-            && first >= 0x80
-            && after.is_none_or(|b| !cont(b))
-            && (!cont(first) || before.is_none_or(|b| b < 0x80));
-        if isolated {
+        let ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80);
+        // Letters of those scripts sit at C0..FF in their code pages; a
+        // continuation byte next to the error is UTF-8 gone wrong instead.
+        let letter_or_ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80 || b >= 0xC0);
+        let in_a_run = first >= 0xC0
+            && !(ascii(before) && ascii(after))
+            && letter_or_ascii(before)
+            && letter_or_ascii(after);
+        if self.len == Some(1) && in_a_run {
+            return Some(
+                "non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
+                 encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"
+                    .to_owned(),
+            );
+        }
+        if self.len == Some(1) && first >= 0x80 && ascii(before) && ascii(after) {
             let c = windows_1252(first)?;
             let which = if first >= 0xA0 {
                 "Latin-1 or Windows-1252"
@@ -388,6 +403,9 @@ pub struct Outcome {
     pub counts: CharCounts,
     /// The verdict.
     pub status: Status,
+    /// What an invalid input is, when its first bytes tell (binary data,
+    /// UTF-16 text): said once, instead of a hint per error.
+    pub nature: Option<Nature>,
 }
 
 impl Outcome {
@@ -410,6 +428,24 @@ impl Outcome {
             bytes: 0,
             counts: CharCounts::default(),
             status: Status::Valid,
+            nature: None,
+        }
+    }
+
+    /// Looks at the first bytes of an input found invalid, to tell text
+    /// in an 8-bit encoding from binary data or UTF-16 text.
+    pub fn look_at_head(&mut self, head: &[u8]) {
+        if matches!(self.status, Status::Invalid { .. }) {
+            self.nature = sniff::sniff(head);
+        }
+    }
+
+    /// The hint for the `i`th finding: what the input is, on the first
+    /// one, when its start tells; otherwise the finding's own hint.
+    fn hint(&self, i: usize, f: &Finding) -> Option<String> {
+        match self.nature {
+            Some(nature) => (i == 0).then(|| nature.to_string()),
+            None => f.hint(),
         }
     }
 
@@ -426,7 +462,7 @@ impl Outcome {
             return;
         };
         let mut text = String::new();
-        for f in findings {
+        for (i, f) in findings.iter().enumerate() {
             out.extend_from_slice(&self.name);
             let _ = writeln!(
                 text,
@@ -437,7 +473,7 @@ impl Outcome {
                 f.kind.description()
             );
             let _ = writeln!(text, "  {}", f.explanation());
-            if let Some(hint) = f.hint() {
+            if let Some(hint) = self.hint(i, f) {
                 let _ = writeln!(text, "  hint: {hint}");
             }
             render_hex(f, &mut text);
@@ -494,7 +530,7 @@ impl Outcome {
             json::push_key(out, "explanation", false);
             json::push_str(out, &f.explanation());
             json::push_key(out, "hint", false);
-            match f.hint() {
+            match self.hint(i, f) {
                 Some(hint) => json::push_str(out, &hint),
                 None => out.push_str("null"),
             }
@@ -620,9 +656,16 @@ mod tests {
                 b"nbsp\xA0",
                 Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding?"),
             ),
-            // 81 is undefined in Windows-1252; C3 80 80 is UTF-8 gone wrong.
+            // 81 is undefined in Windows-1252.
             (b"x\x81y", None),
+            // Several in a row: another script's code page, not Latin-1
+            // (Russian in Windows-1251), or UTF-8 gone wrong.
+            (
+                b"\xCF\xF0\xE8\xE2\xE5\xF2, \xEC\xE8\xF0",
+                Some("non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"),
+            ),
             (b"\xC3\x80\x80", None),
+            (b"a\xE9\x80b", None),
             (
                 b"smile \xED\xA0\xBD\xED\xB8\x80!",
                 Some("ED A0 BD ED B8 80 is a UTF-16 surrogate pair encoded as two 3-byte sequences (CESU-8, as Java's modified UTF-8 and MySQL's utf8mb3 write it); U+1F600 '😀' is F0 9F 98 80 in UTF-8"),

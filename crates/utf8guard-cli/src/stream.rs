@@ -19,6 +19,7 @@ use crate::check::ScanOptions;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
 use crate::report::{Context, Finding, More, Outcome, Status, CONTEXT_BEFORE};
+use crate::sniff;
 
 /// Bytes asked of each `read`.
 const CHUNK: usize = 256 << 10;
@@ -37,10 +38,14 @@ pub fn check_reader<R: Read>(
 ) -> Outcome {
     let mut scan = StreamScan::new(*opts);
     let mut buf = vec![0u8; CHUNK];
+    // The first bytes, to tell binary data from text if errors are found.
+    let mut head = Vec::new();
     loop {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                let take = n.min(sniff::HEAD - head.len());
+                head.extend_from_slice(&buf[..take]);
                 progress.inc(n as u64);
                 scan.feed(&buf[..n]);
                 if scan.settled() {
@@ -61,6 +66,7 @@ pub fn check_reader<R: Read>(
     }
     outcome.bytes = scan.total;
     (outcome.status, outcome.counts) = scan.end();
+    outcome.look_at_head(&head);
     outcome
 }
 

@@ -330,6 +330,60 @@ fn an_endless_device_or_pipe_is_answered_at_its_first_error() {
 }
 
 #[test]
+fn binary_data_and_utf16_are_named_once_instead_of_hints_per_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16: Vec<u8> = "\u{FEFF}Grüße, café, ÿ\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut gzip = b"\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03".to_vec();
+    gzip.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let cases: [(&str, &[u8], &str); 3] = [
+        (
+            "utf16.txt",
+            &utf16,
+            "UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: \
+             `iconv -f UTF-16LE -t UTF-8` converts it",
+        ),
+        ("data.gz", &gzip, "binary data (gzip), not text"),
+        (
+            "russian-1251.txt",
+            b"\xCF\xF0\xE8\xE2\xE5\xF2, \xEC\xE8\xF0!\n",
+            "non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
+             encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?",
+        ),
+    ];
+    for (name, bytes, hint) in cases {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let output = cmd().arg("--all").arg(&path).output().unwrap();
+        let text = stdout_of(&output);
+        assert_eq!(output.status.code(), Some(1));
+        let hints: Vec<&str> = text.lines().filter(|l| l.starts_with("  hint: ")).collect();
+        if name == "russian-1251.txt" {
+            // A hint per error, none of them Latin-1's.
+            assert!(!text.contains("Latin-1"), "{text}");
+            assert!(hints.iter().all(|h| h[8..] == *hint), "{text}");
+        } else {
+            // Once, under the first error.
+            assert_eq!(hints, [format!("  hint: {hint}")], "{text}");
+            assert!(
+                text.lines().nth(2).unwrap().starts_with("  hint: "),
+                "{text}"
+            );
+        }
+        // The same from a stream, and in JSON (the first error's hint).
+        let output = cmd()
+            .args(["--json", "-"])
+            .write_stdin(bytes.to_vec())
+            .output()
+            .unwrap();
+        let report = &json_lines(&stdout_of(&output))[0];
+        assert_eq!(report["errors"][0]["hint"], hint, "{name}");
+    }
+}
+
+#[test]
 fn a_missing_file_is_status_2_and_the_others_are_still_checked() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.txt");
