@@ -237,7 +237,7 @@ impl Finding {
         let ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80);
         // Letters of those scripts sit at C0..FF in their code pages; a
         // continuation byte next to the error is UTF-8 gone wrong instead.
-        let letter_or_ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80 || b >= 0xC0);
+        let letter_or_ascii = |b: Option<u8>| b.is_none_or(|b| !(0x80..0xC0).contains(&b));
         let in_a_run = first >= 0xC0
             && !(ascii(before) && ascii(after))
             && letter_or_ascii(before)
