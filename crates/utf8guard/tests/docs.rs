@@ -25,7 +25,10 @@ fn the_description_and_the_crate_docs_name_every_vector_kernel() {
     for (kernel, isa) in VECTOR_KERNELS {
         assert!(description.contains(isa), "description lacks {isa}");
         assert!(summary.contains(isa), "the crate summary lacks {isa}");
-        assert!(lib.contains(&format!("`{kernel}`")), "the docs never name {kernel}");
+        assert!(
+            lib.contains(&format!("`{kernel}`")),
+            "the docs never name {kernel}"
+        );
     }
 }
 
