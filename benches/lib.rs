@@ -141,9 +141,23 @@ pub fn note(key: &str, value: &str) {
     }
 }
 
+/// Stops the benchmark when `UTF8GUARD_KERNEL` asked for a kernel the
+/// library could not use: the library then runs the detected kernel, and
+/// results timed with it must not be labelled with the one asked for.
+///
+/// # Panics
+/// When the override was ignored, with the reason.
+pub fn require_kernel_override() {
+    if let Err(e) = utf8guard::kernel_override() {
+        panic!("{e}: not timing another kernel under this name");
+    }
+}
+
 /// Notes the kernels of this machine: the one utf8guard dispatches to and
-/// all it could run.
+/// all it could run. Refuses to go on when a forced kernel was not granted
+/// ([`require_kernel_override`]).
 pub fn note_kernels() {
+    require_kernel_override();
     note("active_kernel", utf8guard::active_kernel().name());
     let mut available = String::new();
     for k in utf8guard::Kernel::available() {

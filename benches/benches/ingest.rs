@@ -177,6 +177,7 @@ fn offsets_1m(c: &mut Criterion, text: &[u8]) {
 }
 
 fn ingest(c: &mut Criterion) {
+    utf8guard_bench::require_kernel_override();
     let text = ingest_text();
     eprintln!(
         "ingest: {} bytes of text; kernel {}",

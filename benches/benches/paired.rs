@@ -10,7 +10,8 @@
 //!   implementations on 4096 different strings of n bytes, one by one.
 //! - `invalid-1MiB/<entry point>`: the valid input against the inputs with
 //!   an error in their last bytes.
-//! - `par-256MiB`, `stream-64MiB`, `lossy/<input>`, `offsets-1M`: the
+//! - `par-256MiB`, `stream-64MiB`, `lossy/<input>`, `chunks/<input>`,
+//!   `offsets-1M`: the
 //!   ingestion APIs against their sequential or std counterparts; with the
 //!   parallel API, a loop that only reads the buffer (on one thread and on
 //!   two), for the ceiling the machine's memory sets.
@@ -216,7 +217,13 @@ fn invalid(r: &mut Runner) {
 }
 
 fn ingest(r: &mut Runner) {
-    let ids = ["par-256MiB", "stream-64MiB", "lossy/", "offsets-1M"];
+    let ids = [
+        "par-256MiB",
+        "stream-64MiB",
+        "lossy/",
+        "chunks/",
+        "offsets-1M",
+    ];
     if !ids.iter().any(|id| r.wanted(id)) {
         return;
     }
@@ -282,6 +289,34 @@ fn ingest(r: &mut Runner) {
         r.run(cmp, 3.0);
     }
 
+    // `utf8_chunks` against `<[u8]>::utf8_chunks`: every chunk visited.
+    for (label, input) in [("valid", &text[..]), ("0.1%-invalid", &bad[..])] {
+        let mut cmp = Comparison::new("chunks", label, input.len() as u64);
+        if !r.wanted(&cmp.id()) {
+            continue;
+        }
+        let theirs: Vec<_> = input
+            .utf8_chunks()
+            .map(|c| (c.valid(), c.invalid()))
+            .collect();
+        let ours: Vec<_> = utf8guard::utf8_chunks(input)
+            .map(|c| (c.valid(), c.invalid()))
+            .collect();
+        assert_eq!(ours, theirs);
+        cmp.add("std", move || {
+            input
+                .utf8_chunks()
+                .map(|c| (c.valid().len() + 3 * c.invalid().len()) as u64)
+                .sum()
+        });
+        cmp.add("utf8guard", move || {
+            utf8guard::utf8_chunks(input)
+                .map(|c| (c.valid().len() + 3 * c.invalid().len()) as u64)
+                .sum()
+        });
+        r.run(cmp, 3.0);
+    }
+
     if r.wanted("offsets-1M") {
         let (values, offsets) = column(&text, 1_000_000);
         assert_eq!(utf8guard::validate_offsets(&values, &offsets), Ok(()));
@@ -329,6 +364,7 @@ fn main() {
         Mode::Quick => 1.0 / 8.0,
         Mode::Full => 1.0,
     };
+    utf8guard_bench::require_kernel_override();
     eprintln!(
         "paired: kernel {}, {} mode",
         utf8guard::active_kernel(),

@@ -9,7 +9,7 @@ use utf8guard::ErrorKind;
 
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
-use crate::report::{Finding, Outcome, Status};
+use crate::report::{Finding, More, Outcome, Status};
 
 /// Files at least this large are memory-mapped; smaller ones are read,
 /// which costs less than setting up and tearing down a mapping.
@@ -57,18 +57,36 @@ impl Error {
 /// (which keeps inputs under its threshold, 1 MiB, sequential).
 fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Error> {
     if parallel {
+        #[cfg(test)]
+        if bytes.len() >= utf8guard::par::THRESHOLD {
+            tests::PARALLEL_CALLS.with(|n| n.set(n.get() + 1));
+        }
         utf8guard::par::from_utf8(bytes).map(drop)
     } else {
         utf8guard::from_utf8(bytes).map(drop)
     }
 }
 
+/// Bytes searched on the calling thread before the rest of an input is
+/// split across the pool. After an error, the next one is often near (text
+/// in another encoding, binary data): looking for it here costs no fork and
+/// join of the pool per error, which cost more than the search when errors
+/// are a few bytes apart; a long valid run still goes to the pool, one
+/// fork per 1 MiB of it at most.
+const NEAR: usize = utf8guard::par::THRESHOLD;
+
 /// The first error in `bytes`, validated in slices of `slice` bytes so that
-/// progress is reported as it goes.
+/// progress is reported as it goes: the first slice (at most [`NEAR`]
+/// bytes) on this thread, the others across the pool when `parallel`.
 fn first_error(bytes: &[u8], slice: usize, parallel: bool, progress: &Progress) -> Option<Error> {
     let mut pos = 0;
     while pos < bytes.len() {
-        let end = bytes.len().min(pos + slice);
+        let (len, parallel) = if pos == 0 {
+            (slice.min(NEAR), false)
+        } else {
+            (slice, parallel)
+        };
+        let end = bytes.len().min(pos + len);
         match validate_part(&bytes[pos..end], parallel) {
             Ok(()) => {
                 progress.inc((end - pos) as u64);
@@ -89,6 +107,15 @@ fn first_error(bytes: &[u8], slice: usize, parallel: bool, progress: &Progress) 
     None
 }
 
+impl Outcome {
+    /// Fills in the report on `bytes`, an input that is all in memory.
+    fn scan(&mut self, bytes: &[u8], opts: &ScanOptions, progress: &Progress) {
+        self.bytes = bytes.len() as u64;
+        (self.status, self.counts) = scan_slice(bytes, opts, progress);
+        self.look_at_head(bytes);
+    }
+}
+
 /// Checks an input that is all in memory.
 pub fn scan_slice(bytes: &[u8], opts: &ScanOptions, progress: &Progress) -> (Status, CharCounts) {
     scan_slice_with(bytes, opts, progress, SLICE)
@@ -104,7 +131,7 @@ fn scan_slice_with(
     let mut counts = CharCounts::default();
     let mut cursor = Cursor::default();
     let mut pos = 0;
-    let mut more = false;
+    let mut more = More::No;
     loop {
         if findings.len() == opts.max_errors && !opts.look_for_more {
             break;
@@ -122,7 +149,7 @@ fn scan_slice_with(
             counts.add(&count_chars(valid, opts.parallel));
         }
         if findings.len() == opts.max_errors {
-            more = true;
+            more = More::Yes;
             pos = at;
             break;
         }
@@ -146,8 +173,8 @@ fn scan_slice_with(
             }
         }
     }
-    // Whatever was not scanned still counts as done.
-    progress.inc((bytes.len() - pos) as u64);
+    // Whatever was not scanned leaves the total.
+    progress.skip((bytes.len() - pos) as u64);
     let status = if findings.is_empty() {
         Status::Valid
     } else {
@@ -170,11 +197,11 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     let mut outcome = Outcome::named(path);
     let file = match File::open(path) {
         Ok(file) => file,
-        Err(e) => return Outcome::failed(path, format!("cannot open: {}", crate::io_message(&e))),
+        Err(e) => return Outcome::failed(path, crate::io_message(&e)),
     };
     let meta = match file.metadata() {
         Ok(meta) => meta,
-        Err(e) => return Outcome::failed(path, format!("cannot stat: {}", crate::io_message(&e))),
+        Err(e) => return Outcome::failed(path, crate::io_message(&e)),
     };
     if meta.is_dir() {
         return Outcome::failed(path, "is a directory".to_owned());
@@ -184,8 +211,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     }
     if meta.len() >= MMAP_MIN {
         if let Ok(map) = map(&file, 0, meta.len(), opts.parallel) {
-            outcome.bytes = map.len() as u64;
-            (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+            outcome.scan(&map, opts, progress);
             return outcome;
         }
     }
@@ -193,15 +219,14 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     // nothing (those of /proc report 0): read them whole.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     if let Err(e) = (&file).read_to_end(&mut bytes) {
-        progress.inc(meta.len());
+        progress.skip(meta.len());
         return Outcome::failed(path, format!("read error: {}", crate::io_message(&e)));
     }
-    outcome.bytes = bytes.len() as u64;
-    (outcome.status, outcome.counts) = scan_slice(&bytes, opts, progress);
+    outcome.scan(&bytes, opts, progress);
     if bytes.len() as u64 != meta.len() {
         // The size changed while it was read, or was not the size (as in
         // /proc): the bar was told `meta.len()`.
-        progress.inc(meta.len().saturating_sub(bytes.len() as u64));
+        progress.skip(meta.len().saturating_sub(bytes.len() as u64));
     }
     outcome
 }
@@ -239,8 +264,7 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
     }
     let map = map(&file, start, len, opts.parallel).ok()?;
     let mut outcome = Outcome::stdin();
-    outcome.bytes = map.len() as u64;
-    (outcome.status, outcome.counts) = scan_slice(&map, opts, progress);
+    outcome.scan(&map, opts, progress);
     // Best effort, as for any reader that stops at the end.
     let _ = file.seek(SeekFrom::Start(start + len));
     Some(outcome)
@@ -320,6 +344,36 @@ fn populate_in_parallel(_map: &Mmap, _threads: usize) {}
 mod tests {
     use super::*;
 
+    thread_local! {
+        /// Calls of the parallel validation on inputs large enough to be
+        /// split across the pool, made from this thread.
+        pub static PARALLEL_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn dense_errors_cost_no_fork_of_the_pool_each() {
+        // 8 MiB of Latin-1 text: an invalid byte every 10 bytes or so.
+        let mut input = Vec::new();
+        while input.len() < 8 << 20 {
+            input.extend_from_slice(b"Jos\xE9 M\xFCller, Stra\xDFe 12, K\xF6ln\n");
+        }
+        let errors = input.iter().filter(|&&b| b >= 0x80).count();
+        let mut parallel = opts(usize::MAX);
+        parallel.parallel = true;
+        PARALLEL_CALLS.with(|n| n.set(0));
+        let (status, _) = scan_slice(&input, &parallel, &Progress::disabled());
+        assert_eq!(offsets(&status).len(), errors);
+        assert_eq!(PARALLEL_CALLS.with(|n| n.get()), 0);
+        // Sparse errors: a long valid run still goes to the pool.
+        let mut input = "Grüße ".repeat(1_000_000).into_bytes();
+        input[8] = 0xFF;
+        input[5_000_000] = 0xFF;
+        PARALLEL_CALLS.with(|n| n.set(0));
+        let (status, _) = scan_slice(&input, &parallel, &Progress::disabled());
+        assert_eq!(offsets(&status).len(), 2);
+        assert_eq!(PARALLEL_CALLS.with(|n| n.get()), 2);
+    }
+
     fn opts(max_errors: usize) -> ScanOptions {
         ScanOptions {
             max_errors,
@@ -348,7 +402,7 @@ mod tests {
             offsets(&status),
             vec![(3, Some(1), 2, 1), (7, Some(1), 2, 4), (10, None, 3, 2)]
         );
-        assert!(matches!(status, Status::Invalid { more: false, .. }));
+        assert!(matches!(status, Status::Invalid { more: More::No, .. }));
         // o k \n a é \n z
         assert_eq!(counts.by_len, [6, 1, 0, 0]);
     }
@@ -361,9 +415,15 @@ mod tests {
             offsets(&status),
             vec![(0, Some(1), 1, 1), (1, Some(1), 1, 2)]
         );
-        assert!(matches!(status, Status::Invalid { more: true, .. }));
+        assert!(matches!(
+            status,
+            Status::Invalid {
+                more: More::Yes,
+                ..
+            }
+        ));
         let (status, _) = scan_slice(b"\x80ab", &opts(1), &Progress::disabled());
-        assert!(matches!(status, Status::Invalid { more: false, .. }));
+        assert!(matches!(status, Status::Invalid { more: More::No, .. }));
     }
 
     #[test]
@@ -386,6 +446,26 @@ mod tests {
             assert_eq!(offsets(&sliced.0), offsets(&whole.0), "slice {slice}");
             assert_eq!(sliced.1, whole.1, "slice {slice}");
         }
+    }
+
+    #[test]
+    fn bytes_left_unread_leave_the_progress_total() {
+        // Errors at 100 and 200 of 1 MiB: the first one only is reported,
+        // the search for more stops at the second.
+        let mut input = vec![b'a'; 1 << 20];
+        input[100] = 0xFF;
+        input[200] = 0xFF;
+        let progress = Progress::new(Some(2 << 20));
+        let (status, _) = scan_slice(&input, &opts(1), &progress);
+        assert_eq!(offsets(&status).len(), 1);
+        // 200 bytes read; the rest of this input will never be: the total
+        // is what was read, and the other input.
+        assert_eq!(progress.state(), Some((200, Some(200 + (1 << 20)))));
+        let mut list = opts(1);
+        list.look_for_more = false;
+        let progress = Progress::new(Some(1 << 20));
+        scan_slice(&input, &list, &progress);
+        assert_eq!(progress.state(), Some((101, Some(101))));
     }
 
     #[test]

@@ -16,9 +16,13 @@ bytes), and say exactly where and why they are not.
 Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
 each invalid input it prints, per error: the path, line and column, byte
 offset and kind of error; the cause in words; a hint when the bytes look like
-a common mix-up (Latin-1 or Windows-1252 text, CESU-8, overlong forms); and
-the 16 bytes around the error in hex, after the offset of the first one, with
-a marker under the invalid bytes. From corpora/demo/invalid in the sources:
+a common mix-up (Latin-1 or Windows-1252 text, another script's 8-bit code
+page, CESU-8, overlong forms), or, once, what the input is when its first
+bytes tell (UTF-16 or UTF-32 text by its byte order mark or zero bytes,
+binary data by a magic number such as gzip's, zstd's, xz's, zip's, PDF's,
+PNG's or ELF's, or by zero bytes and control characters); and
+the 16 bytes around the error in hex, after the byte offset (in decimal) of
+the first one, with a marker under the invalid bytes. From corpora/demo/invalid in the sources:
 
   $ utf8guard customers-latin1.csv
   customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
@@ -36,9 +40,9 @@ Exit status:
      still checked and reported), or the report could not be written
 
 Inputs:
-  - `-`, or no PATH at all, reads standard input. It is streamed in chunks,
-    in constant memory, and always read to its end (so that the program
-    writing into the pipe is never cut off). Empty standard input is valid.
+  - `-`, or no PATH at all, reads standard input, named `-` in reports. It
+    is streamed in chunks, in constant memory. Empty standard input is
+    valid.
     A regular file of 1 MiB or more redirected to it (`< FILE`) is mapped
     like a named file, from its current offset, and left at its end.
   - A directory is walked recursively, entries in byte order of their names,
@@ -47,7 +51,14 @@ Inputs:
     symbolic links unless --follow is given. Paths named on the command line
     are always followed.
   - A FIFO or a character device named on the command line is read as a
-    stream to its end (opening a FIFO waits for a writer).
+    stream (opening a FIFO waits for a writer).
+  - A stream (standard input, a FIFO, a device) is read until its end, or
+    until the errors to report are found: the first one, or as many as
+    --all or --max-errors asks for. What follows is not read (a stream may
+    never end, as /dev/urandom does), so whether more errors follow is not
+    known: the report says they may. A program writing into the pipe then
+    sees it closed, as with `head`. A stream without errors is read to its
+    end, however long that takes.
   - A missing path, a file or directory without read permission, a socket,
     a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
     With --json the line is a JSON object with status \"error\" instead.
@@ -69,8 +80,9 @@ invalid sequence is a maximal subpart in Unicode's sense (1 to 3 bytes): with
 --all, the errors reported are the sequences `repair` replaces, and the first
 one is where std::str::from_utf8 and isutf8 stop.
 
-JSON (--json): one object per input, each on its own line, in the order the
-inputs are given (directory entries in byte order of their names), e.g.
+JSON (--json): JSON Lines, one object per input, each on its own line (the
+output is not one JSON document: `jq -s .` makes it an array), in the order
+the inputs are given (directory entries in byte order of their names), e.g.
   {\"path\":\"a.txt\",\"path_exact\":true,\"status\":\"invalid\",\"bytes\":14,
    \"errors\":[{\"offset\":3,\"line\":1,\"column\":4,\"length\":1,
      \"kind\":\"too_short\",\"description\":\"multi-byte sequence cut short\",
@@ -82,8 +94,9 @@ inputs are given (directory entries in byte order of their names), e.g.
   path_exact    false when the path is not valid Unicode: `path` is then a
                 copy with U+FFFD in place of what is not
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
-  bytes         size of the input in bytes; for \"error\", the bytes read
-                before the failure (often 0)
+  bytes         size of the input in bytes; for a stream whose reading
+                stopped at its last error reported, the bytes read; for
+                \"error\", the bytes read before the failure (often 0)
   errors        the errors reported, in order; empty unless \"invalid\"
     offset        byte offset of the invalid sequence; for the first error,
                   the length of the valid prefix (std's valid_up_to)
@@ -94,13 +107,16 @@ inputs are given (directory entries in byte order of their names), e.g.
                   surrogate, too_large, too_short or incomplete
     description   the kind in words
     explanation   the cause, naming the bytes involved
-    hint          a likely mix-up (see above), or null
+    hint          a likely mix-up (see above); on the first error of an
+                  input that its first bytes show to be UTF-16 or binary,
+                  what it is (and null on the others); or null
     bytes         the invalid bytes in hex, e.g. \"E2 82\"
     context_offset, context
                   offset and hex of up to 16 bytes around the error (up to
                   8 before it)
   more_errors   true when more errors follow the last one reported (past
-                the first without --all, past N with --max-errors N)
+                the first without --all, past N with --max-errors N);
+                null when reading a stream stopped there (more may follow)
   error         why the input could not be read (status \"error\"), or null
 
 Environment: UTF8GUARD_KERNEL=NAME forces a kernel, as --kernel does.";
@@ -168,28 +184,33 @@ pub struct CheckArgs {
     )]
     pub max_errors: Option<u64>,
 
-    /// Print one JSON object per input (schema: see --help)
+    /// Print JSON Lines: one JSON object per input and per line (schema:
+    /// see --help)
     ///
     /// One line per input on standard output, valid inputs included, and
     /// unreadable ones too (with status "error", instead of a line on
-    /// stderr).
+    /// stderr). The output as a whole is JSON Lines (jsonlines.org), not
+    /// one JSON document: `jq` reads it as it is, `jq -s .` makes an array
+    /// of it.
     #[arg(long, conflicts_with_all = ["list", "invert"], verbatim_doc_comment)]
     pub json: bool,
 
     /// Print nothing on standard output: the exit status tells
     ///
-    /// Inputs that cannot be read are still named on stderr.
+    /// Inputs that cannot be read are still named on stderr, and --stats
+    /// still prints its statistics there.
     #[arg(
         short,
         long,
-        conflicts_with_all = ["json", "list", "invert", "all", "max_errors", "stats"],
+        conflicts_with_all = ["json", "list", "invert", "all", "max_errors"],
         verbatim_doc_comment
     )]
     pub quiet: bool,
 
     /// Print only the paths of invalid inputs, one per line
     ///
-    /// Standard input is listed as `-`.
+    /// Standard input is listed as `-`. Paths are printed as their bytes
+    /// (as `ls` and `grep -l` print them), whether or not they are UTF-8.
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub list: bool,
 
@@ -198,6 +219,20 @@ pub struct CheckArgs {
     /// The exit status keeps its meaning: 1 if some input is invalid.
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub invert: bool,
+
+    /// End each path of the list with a NUL byte, not a newline (implies
+    /// --list)
+    ///
+    /// For `xargs -0` and other readers of NUL-separated names: a file name
+    /// may hold a newline. Paths are printed as their bytes, whether or not
+    /// they are UTF-8, in the list as in the text report.
+    #[arg(
+        short = '0',
+        long,
+        conflicts_with_all = ["all", "max_errors", "json", "quiet"],
+        verbatim_doc_comment
+    )]
+    pub null: bool,
 
     /// Check N inputs at a time; split large files across N threads
     ///
@@ -261,7 +296,11 @@ Exit status:
   0  the input was valid UTF-8: the output is a copy of it
   1  the input had invalid sequences, now replaced
   2  a usage error, an input that cannot be read, an output that cannot be
-     written, or OUT is the input";
+     written, or OUT is the input
+
+Output closed early: when the reader of standard output goes away (as
+`head` does once it has what it wanted), utf8guard stops at once, silently,
+with status 2, since the rest was not repaired.";
 
 const INFO_ABOUT: &str = "\
 Show the version, the CPU features that matter to the kernels, each kernel
@@ -274,9 +313,9 @@ this CPU cannot run.";
 /// Options of `repair`.
 #[derive(Debug, Args)]
 pub struct RepairArgs {
-    /// The file to repair; `-` reads standard input
+    /// The file to repair; `-`, or none, reads standard input
     #[arg(value_name = "IN")]
-    pub input: PathBuf,
+    pub input: Option<PathBuf>,
 
     /// Where to write the repaired text [default: standard output]
     ///
@@ -314,6 +353,7 @@ mod tests {
         for args in [
             &["utf8guard", "--json", "--list"][..],
             &["utf8guard", "--quiet", "--json"],
+            &["utf8guard", "--null", "--json"],
             &["utf8guard", "--list", "--all"],
             &["utf8guard", "--max-errors", "0"],
             &["utf8guard", "--jobs", "0"],

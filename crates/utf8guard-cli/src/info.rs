@@ -38,8 +38,9 @@ fn cpu_features() -> Vec<(&'static str, bool)> {
     }
 }
 
-/// The report, or why the kernel setting is unusable.
-pub fn report(forced: Option<&str>) -> String {
+/// The report: `forced` is the kernel `UTF8GUARD_KERNEL` chose; `ignored`
+/// says that the engine ignored its value (the caller has said why).
+pub fn report(forced: Option<Kernel>, ignored: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -66,12 +67,13 @@ pub fn report(forced: Option<&str>) -> String {
         let mark = if kernel == active { "  (active)" } else { "" };
         let _ = writeln!(out, "  {:<7} {state}{mark}", kernel.name());
     }
-    let why = match forced {
-        Some(name) => format!("forced by {}={name}", utf8guard::KERNEL_ENV),
-        None => format!(
-            "the fastest available; {} or `check --kernel` chooses another",
-            utf8guard::KERNEL_ENV
-        ),
+    let env = utf8guard::KERNEL_ENV;
+    let why = match (forced, ignored) {
+        (Some(kernel), _) => format!("forced by {env}={kernel}"),
+        (None, true) => format!("the fastest available; {env} was ignored, see above"),
+        (None, false) => {
+            format!("the fastest available; {env} or `check --kernel` chooses another")
+        }
     };
     let _ = writeln!(out, "active kernel: {active} ({why})");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

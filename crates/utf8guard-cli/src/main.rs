@@ -12,6 +12,7 @@ mod position;
 mod progress;
 mod repair;
 mod report;
+mod sniff;
 mod stream;
 mod walk;
 
@@ -29,7 +30,7 @@ use crate::check::ScanOptions;
 use crate::cli::{CheckArgs, Cli, Command};
 use crate::position::CharCounts;
 use crate::progress::Progress;
-use crate::report::{Outcome, Status};
+use crate::report::{Limit, Outcome, Status};
 use crate::walk::Input;
 
 /// Exit status: every input valid.
@@ -68,73 +69,32 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
-/// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) before
-/// the engine sees it, so that a bad name is a usage error and never a
-/// panic, and makes `--kernel` the engine's choice everywhere. Returns the
-/// forced name, if any.
+/// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) and makes
+/// `--kernel` the engine's choice everywhere. Returns the forced kernel, if
+/// any; a name that is unknown or unavailable here is a usage error (the
+/// engine would ignore it and run the detected kernel).
 ///
-/// Must run before any other thread exists: it may set an environment
-/// variable.
-fn choose_kernel(requested: Option<&str>) -> Result<Option<String>, String> {
-    let env = utf8guard::KERNEL_ENV;
-    let (name, source) = match requested {
-        Some(name) => (name.to_owned(), "--kernel".to_owned()),
-        None => match std::env::var_os(env) {
-            None => return Ok(None),
-            Some(value) if value.is_empty() => return Ok(None),
-            Some(value) => match value.into_string() {
-                Ok(name) => (name.clone(), format!("{env}={name}")),
-                Err(value) => return Err(format!("{env}={value:?}: unknown kernel")),
-            },
-        },
-    };
-    let all: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
-    let available: Vec<&str> = Kernel::available().map(|k| k.name()).collect();
-    let kernel = match Kernel::from_name(&name) {
-        Some(kernel) => kernel,
-        None if requested.is_some() => {
-            return Err(format!(
-                "--kernel {name}: unknown kernel; kernels here: {}",
-                all.join(", ")
-            ))
-        }
-        None => {
-            return Err(format!(
-                "{source}: unknown kernel; kernels here: {}",
-                all.join(", ")
-            ))
-        }
-    };
-    if !kernel.is_available() {
-        return Err(format!(
-            "{}: this CPU cannot run the {name} kernel; available: {}",
-            if requested.is_some() {
-                format!("--kernel {name}")
-            } else {
-                source
-            },
-            available.join(", ")
-        ));
+/// Must run before any other thread exists and before any validation: it
+/// may set an environment variable, which the engine reads once.
+fn choose_kernel(requested: Option<&str>) -> Result<Option<Kernel>, String> {
+    if let Some(name) = requested {
+        let kernel = Kernel::by_name(name).map_err(|e| format!("--kernel {name}: {e}"))?;
+        std::env::set_var(utf8guard::KERNEL_ENV, kernel.name());
     }
-    if requested.is_some() {
-        // The engine reads its choice from this variable on first use; it
-        // is set while this is the only thread, before any validation.
-        std::env::set_var(env, &name);
-    }
-    Ok(Some(name))
+    utf8guard::kernel_override().map_err(|e| e.to_string())
 }
 
 fn run_info() -> u8 {
     match choose_kernel(None) {
         Ok(forced) => {
-            print!("{}", info::report(forced.as_deref()));
+            print!("{}", info::report(forced, false));
             VALID
         }
         Err(message) => {
-            // Still say what there is, then why the setting is refused.
-            std::env::remove_var(utf8guard::KERNEL_ENV);
-            print!("{}", info::report(None));
-            usage_error(&message)
+            // The problem first, then what there is instead.
+            let status = usage_error(&message);
+            print!("{}", info::report(None, true));
+            status
         }
     }
 }
@@ -170,7 +130,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         Mode::Quiet
     } else if args.json {
         Mode::Json
-    } else if args.list || args.invert {
+    } else if args.list || args.invert || args.null {
         Mode::List { valid: args.invert }
     } else {
         Mode::Text
@@ -209,7 +169,13 @@ fn run_check(args: &CheckArgs) -> u8 {
         eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
     }
 
-    let mut printer = Printer::new(mode, &progress);
+    let limit = match (args.max_errors, args.all) {
+        (Some(n), _) => Limit::MaxErrors(n as usize),
+        (None, true) => Limit::All,
+        (None, false) => Limit::First,
+    };
+    let list_end = if args.null { b'\0' } else { b'\n' };
+    let mut printer = Printer::new(mode, limit, list_end, &progress);
     let stop = AtomicBool::new(false);
     let check_one = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
@@ -291,6 +257,10 @@ struct Tally {
 /// Writes each input's report on stdout (or stderr for failures).
 struct Printer<'a> {
     mode: Mode,
+    /// What limits the errors reported, for the line that says more follow.
+    limit: Limit,
+    /// The byte after each path of a list: a newline, or NUL with --null.
+    list_end: u8,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -301,10 +271,12 @@ struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    fn new(mode: Mode, progress: &'a Progress) -> Printer<'a> {
+    fn new(mode: Mode, limit: Limit, list_end: u8, progress: &'a Progress) -> Printer<'a> {
         let stdout = io::stdout();
         Printer {
             mode,
+            limit,
+            list_end,
             flush_each: stdout.is_terminal(),
             out: io::BufWriter::with_capacity(64 << 10, stdout.lock()),
             progress,
@@ -319,13 +291,11 @@ impl<'a> Printer<'a> {
         self.tally.bytes += outcome.bytes;
         self.tally.counts.add(&outcome.counts);
         let list_name = || {
-            if outcome.stdin {
-                "-\n".to_owned()
-            } else {
-                format!("{}\n", outcome.name)
-            }
+            let mut name = outcome.name.clone();
+            name.push(self.list_end);
+            name
         };
-        let mut text = String::new();
+        let mut text = Vec::new();
         match (&outcome.status, self.mode) {
             (Status::Valid, mode) => {
                 self.tally.valid += 1;
@@ -336,7 +306,7 @@ impl<'a> Printer<'a> {
             (Status::Invalid { .. }, mode) => {
                 self.tally.invalid += 1;
                 match mode {
-                    Mode::Text => outcome.render_text(&mut text),
+                    Mode::Text => outcome.render_text(self.limit, &mut text),
                     Mode::List { valid: false } => text = list_name(),
                     _ => {}
                 }
@@ -350,19 +320,25 @@ impl<'a> Printer<'a> {
                     if !self.check_write(flushed) {
                         return false;
                     }
+                    // The name as its bytes, as in the report.
+                    let mut line = b"utf8guard: ".to_vec();
+                    line.extend_from_slice(&outcome.name);
+                    line.extend_from_slice(format!(": {reason}\n").as_bytes());
                     self.progress
-                        .suspend(|| eprintln!("utf8guard: {}: {reason}", outcome.name));
+                        .suspend(|| drop(io::stderr().lock().write_all(&line)));
                 }
             }
         }
         if self.mode == Mode::Json {
-            outcome.render_json(&mut text);
+            let mut json = String::new();
+            outcome.render_json(&mut json);
+            text = json.into_bytes();
         }
         if text.is_empty() {
             return true;
         }
         let written = self.progress.suspend(|| {
-            self.out.write_all(text.as_bytes())?;
+            self.out.write_all(&text)?;
             if self.flush_each {
                 self.out.flush()?;
             }
@@ -405,8 +381,9 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
     let mut skipped = String::new();
     if inputs.skipped_special > 0 || inputs.skipped_links > 0 {
         skipped = format!(
-            "; skipped in directories: {} special files, {} symbolic links",
-            inputs.skipped_special, inputs.skipped_links
+            "; skipped in directories: {}, {}",
+            counted(inputs.skipped_special, "special file"),
+            counted(inputs.skipped_links, "symbolic link")
         );
     }
     let c = &tally.counts;
@@ -439,6 +416,16 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
         if forced { " (forced)" } else { "" },
         if jobs == 1 { "" } else { "s" }
     );
+}
+
+/// `n` and the noun, in the plural unless `n` is 1: "1 special file",
+/// "2 special files".
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn human_bytes(n: f64) -> String {

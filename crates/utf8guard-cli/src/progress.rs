@@ -57,6 +57,24 @@ impl Progress {
         }
     }
 
+    /// Counts `bytes` of the total as never to be read: an input cut short
+    /// once its report was full. They leave the total rather than count
+    /// as done, so that the rate, and the time left that the rate gives,
+    /// are those of the bytes actually checked.
+    pub fn skip(&self, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            if bar.length().is_some() {
+                bar.dec_length(bytes);
+            }
+        }
+    }
+
+    /// Position and length of the bar, for tests.
+    #[cfg(test)]
+    pub fn state(&self) -> Option<(u64, Option<u64>)> {
+        self.bar.as_ref().map(|bar| (bar.position(), bar.length()))
+    }
+
     /// Runs `f` (which writes to the terminal) with the bar out of the way.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         match &self.bar {

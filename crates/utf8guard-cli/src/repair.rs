@@ -3,7 +3,8 @@
 
 use std::borrow::Cow;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::Path;
 
 use crate::check::MMAP_MIN;
 use crate::cli::RepairArgs;
@@ -16,42 +17,55 @@ pub fn run(args: &RepairArgs) -> u8 {
     match repair(args) {
         Ok(false) => 0,
         Ok(true) => 1,
-        Err(message) => {
+        // The reader of standard output went away (as `head` does once it
+        // has what it wanted): stop quietly, as `check` does, with the
+        // status that says the work was not done.
+        Err(RepairError::Closed) => 2,
+        Err(RepairError::Message(message)) => {
             eprintln!("utf8guard: {message}");
             2
         }
     }
 }
 
+/// Why a repair did not finish.
+enum RepairError {
+    /// Standard output was closed by its reader.
+    Closed,
+    /// Anything else, said in words.
+    Message(String),
+}
+
+impl From<String> for RepairError {
+    fn from(message: String) -> Self {
+        RepairError::Message(message)
+    }
+}
+
 /// `Ok(true)` when something was replaced.
-fn repair(args: &RepairArgs) -> Result<bool, String> {
-    let input = args.input.as_path();
+fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
+    let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let stdin = input.as_os_str() == "-";
+    if stdin && io::stdin().is_terminal() {
+        eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
+    }
     let file = if stdin {
         None
     } else {
-        let file = File::open(input).map_err(|e| {
-            format!(
-                "{}: cannot open: {}",
-                input.display(),
-                crate::io_message(&e)
-            )
-        })?;
+        let file = File::open(input)
+            .map_err(|e| format!("{}: {}", input.display(), crate::io_message(&e)))?;
         Some(file)
     };
     let meta = match &file {
-        Some(f) => Some(f.metadata().map_err(|e| {
-            format!(
-                "{}: cannot stat: {}",
-                input.display(),
-                crate::io_message(&e)
-            )
-        })?),
+        Some(f) => Some(
+            f.metadata()
+                .map_err(|e| format!("{}: {}", input.display(), crate::io_message(&e)))?,
+        ),
         None => None,
     };
     if meta.as_ref().is_some_and(|m| m.is_dir()) {
-        return Err(format!("{}: is a directory", input.display()));
+        return Err(format!("{}: is a directory", input.display()).into());
     }
     // Refuse to write over the input before opening the output, which
     // would truncate it.
@@ -62,7 +76,8 @@ fn repair(args: &RepairArgs) -> Result<bool, String> {
                     "{}: the output is the input itself; repair never changes its input \
                      (write elsewhere, then move the result)",
                     out.display()
-                ));
+                )
+                .into());
             }
         }
     }
@@ -77,12 +92,8 @@ fn repair(args: &RepairArgs) -> Result<bool, String> {
         None => Box::new(io::stdout().lock()),
     };
     let mut writer = BufWriter::with_capacity(PIECE, sink);
-    let out_name = output.map_or("<stdout>".into(), |p| p.display().to_string());
-    let in_name = if stdin {
-        "<stdin>".to_owned()
-    } else {
-        input.display().to_string()
-    };
+    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
+    let in_name = input.display().to_string();
     let result = match (file, meta) {
         (Some(file), Some(meta)) if meta.is_file() && meta.len() >= MMAP_MIN => match map(&file) {
             Ok(map) => repair_slice(&map, PIECE, &mut writer).map_err(Failure::Write),
@@ -94,13 +105,19 @@ fn repair(args: &RepairArgs) -> Result<bool, String> {
     let flushed = writer.flush();
     match (result, flushed) {
         (Ok(changed), Ok(())) => Ok(changed),
-        (Err(Failure::Read(e)), _) => {
-            Err(format!("{in_name}: read error: {}", crate::io_message(&e)))
+        (Err(Failure::Read(e)), _) => Err(RepairError::Message(format!(
+            "{in_name}: read error: {}",
+            crate::io_message(&e)
+        ))),
+        (Err(Failure::Write(e)), _) | (Ok(_), Err(e))
+            if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe =>
+        {
+            Err(RepairError::Closed)
         }
-        (Err(Failure::Write(e)), _) | (Ok(_), Err(e)) => Err(format!(
+        (Err(Failure::Write(e)), _) | (Ok(_), Err(e)) => Err(RepairError::Message(format!(
             "{out_name}: write error: {}",
             crate::io_message(&e)
-        )),
+        ))),
     }
 }
 

@@ -8,6 +8,7 @@ use utf8guard::ErrorKind;
 
 use crate::json;
 use crate::position::{CharCounts, Cursor};
+use crate::sniff::{self, Nature};
 
 /// Bytes of context shown before an error, when the input has them.
 pub const CONTEXT_BEFORE: usize = 8;
@@ -226,15 +227,29 @@ impl Finding {
                 utf8_hex(c)
             ));
         }
-        // A lone non-ASCII byte between ASCII bytes (or lone lead bytes):
-        // text in a legacy 8-bit encoding.
+        // A lone non-ASCII byte between ASCII bytes: an accented letter of
+        // text in Latin-1 or Windows-1252, as in "Jos\xE9 M\xFCller".
+        // Several in a row are the letters of another script in its 8-bit
+        // code page (Cyrillic in Windows-1251 or KOI8-R, Greek, Hebrew,
+        // ...): naming Latin-1 there would mislead.
         let before = at.checked_sub(1).map(|i| self.context[i]);
         let after = rest.get(1).copied();
-        let isolated = self.len == Some(1)
-            && first >= 0x80
-            && after.is_none_or(|b| !cont(b))
-            && (!cont(first) || before.is_none_or(|b| b < 0x80));
-        if isolated {
+        let ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80);
+        // Letters of those scripts sit at C0..FF in their code pages; a
+        // continuation byte next to the error is UTF-8 gone wrong instead.
+        let letter_or_ascii = |b: Option<u8>| b.is_none_or(|b| !(0x80..0xC0).contains(&b));
+        let in_a_run = first >= 0xC0
+            && !(ascii(before) && ascii(after))
+            && letter_or_ascii(before)
+            && letter_or_ascii(after);
+        if self.len == Some(1) && in_a_run {
+            return Some(
+                "non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
+                 encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"
+                    .to_owned(),
+            );
+        }
+        if self.len == Some(1) && first >= 0x80 && ascii(before) && ascii(after) {
             let c = windows_1252(first)?;
             let which = if first >= 0xA0 {
                 "Latin-1 or Windows-1252"
@@ -318,6 +333,48 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Whether more errors follow the last one reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum More {
+    /// None: the input was read to its end.
+    No,
+    /// At least one more: the limit on reported errors cut the report.
+    Yes,
+    /// Not known: reading a stream stopped when the report was full.
+    Unknown,
+}
+
+/// What limits the errors reported per input, for the line that says more
+/// errors follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The default: the first error only.
+    First,
+    /// `--max-errors N`.
+    MaxErrors(usize),
+    /// `--all`, which stops at [`crate::cli::ALL_LIMIT`] errors.
+    All,
+}
+
+impl Limit {
+    /// The line after the last error reported, when more follow or may
+    /// follow; `None` when there is nothing to say.
+    fn more_line(self, more: More) -> Option<String> {
+        let limit = match self {
+            Limit::First => "--all or --max-errors N shows them".to_owned(),
+            Limit::MaxErrors(n) => format!("the report stops at --max-errors {n}"),
+            Limit::All => format!("--all stops at {} errors per input", crate::cli::ALL_LIMIT),
+        };
+        match more {
+            More::No => None,
+            More::Yes => Some(format!("more errors follow ({limit})")),
+            More::Unknown => Some(format!(
+                "more errors may follow: reading stopped here ({limit})"
+            )),
+        }
+    }
+}
+
 /// The result of checking one input.
 #[derive(Debug)]
 pub enum Status {
@@ -325,7 +382,7 @@ pub enum Status {
     Valid,
     /// Not UTF-8: the errors found, in order, and whether more exist past
     /// the limit on reported errors.
-    Invalid { findings: Vec<Finding>, more: bool },
+    Invalid { findings: Vec<Finding>, more: More },
     /// The input could not be read (or not entirely).
     Failed(String),
 }
@@ -333,11 +390,12 @@ pub enum Status {
 /// The report on one input.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The name shown: the path as given or found, or `<stdin>`.
-    pub name: String,
-    /// `true` for standard input.
-    pub stdin: bool,
-    /// `false` when the path is not valid Unicode and `name` is lossy.
+    /// The name shown: the path as given or found, as its bytes (which
+    /// need not be UTF-8), or `-` for standard input (as it is named on
+    /// the command line).
+    pub name: Vec<u8>,
+    /// `false` when the path is not valid Unicode: JSON then shows a lossy
+    /// copy of `name`.
     pub name_exact: bool,
     /// Bytes in the input (or read before a failure).
     pub bytes: u64,
@@ -345,6 +403,9 @@ pub struct Outcome {
     pub counts: CharCounts,
     /// The verdict.
     pub status: Status,
+    /// What an invalid input is, when its first bytes tell (binary data,
+    /// UTF-16 text): said once, instead of a hint per error.
+    pub nature: Option<Nature>,
 }
 
 impl Outcome {
@@ -357,58 +418,71 @@ impl Outcome {
 
     /// A valid, empty outcome for `path`, to be filled in.
     pub fn named(path: &Path) -> Outcome {
-        let name = path.to_string_lossy();
+        #[cfg(unix)]
+        let name = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+        #[cfg(not(unix))]
+        let name = path.to_string_lossy().into_owned().into_bytes();
         Outcome {
-            name_exact: matches!(name, std::borrow::Cow::Borrowed(_)),
-            name: name.into_owned(),
-            stdin: false,
+            name_exact: path.to_str().is_some(),
+            name,
             bytes: 0,
             counts: CharCounts::default(),
             status: Status::Valid,
+            nature: None,
+        }
+    }
+
+    /// Looks at the first bytes of an input found invalid, to tell text
+    /// in an 8-bit encoding from binary data or UTF-16 text.
+    pub fn look_at_head(&mut self, head: &[u8]) {
+        if matches!(self.status, Status::Invalid { .. }) {
+            self.nature = sniff::sniff(head);
+        }
+    }
+
+    /// The hint for the `i`th finding: what the input is, on the first
+    /// one, when its start tells; otherwise the finding's own hint.
+    fn hint(&self, i: usize, f: &Finding) -> Option<String> {
+        match self.nature {
+            Some(nature) => (i == 0).then(|| nature.to_string()),
+            None => f.hint(),
         }
     }
 
     /// A valid, empty outcome for standard input, to be filled in.
     pub fn stdin() -> Outcome {
-        Outcome {
-            name: "<stdin>".to_owned(),
-            stdin: true,
-            name_exact: true,
-            bytes: 0,
-            counts: CharCounts::default(),
-            status: Status::Valid,
-        }
+        Outcome::named(Path::new("-"))
     }
 
     /// The diagnostics for people: nothing for a valid input; for an
     /// invalid one, three lines per error (position and kind, the cause,
     /// the bytes around it in hex with a marker).
-    pub fn render_text(&self, out: &mut String) {
+    pub fn render_text(&self, limit: Limit, out: &mut Vec<u8>) {
         let Status::Invalid { findings, more } = &self.status else {
             return;
         };
-        for f in findings {
+        let mut text = String::new();
+        for (i, f) in findings.iter().enumerate() {
+            out.extend_from_slice(&self.name);
             let _ = writeln!(
-                out,
-                "{}:{}:{}: invalid UTF-8 at byte {}: {}",
-                self.name,
+                text,
+                ":{}:{}: invalid UTF-8 at byte {}: {}",
                 f.at.line_number(),
                 f.at.column_number(),
                 f.offset,
                 f.kind.description()
             );
-            let _ = writeln!(out, "  {}", f.explanation());
-            if let Some(hint) = f.hint() {
-                let _ = writeln!(out, "  hint: {hint}");
+            let _ = writeln!(text, "  {}", f.explanation());
+            if let Some(hint) = self.hint(i, f) {
+                let _ = writeln!(text, "  hint: {hint}");
             }
-            render_hex(f, out);
+            render_hex(f, &mut text);
+            out.extend_from_slice(text.as_bytes());
+            text.clear();
         }
-        if *more {
-            let _ = writeln!(
-                out,
-                "{}: more errors follow (--all or --max-errors N shows them)",
-                self.name
-            );
+        if let Some(line) = limit.more_line(*more) {
+            out.extend_from_slice(&self.name);
+            out.extend_from_slice(format!(": {line}\n").as_bytes());
         }
     }
 
@@ -416,14 +490,14 @@ impl Outcome {
     pub fn render_json(&self, out: &mut String) {
         out.push('{');
         json::push_key(out, "path", true);
-        json::push_str(out, if self.stdin { "-" } else { &self.name });
+        json::push_str(out, &String::from_utf8_lossy(&self.name));
         json::push_key(out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
-        let (status, findings, more, error): (&str, &[Finding], bool, Option<&str>) =
+        let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
             match &self.status {
-                Status::Valid => ("valid", &[], false, None),
+                Status::Valid => ("valid", &[], More::No, None),
                 Status::Invalid { findings, more } => ("invalid", findings, *more, None),
-                Status::Failed(message) => ("error", &[], false, Some(message)),
+                Status::Failed(message) => ("error", &[], More::No, Some(message)),
             };
         json::push_key(out, "status", false);
         json::push_str(out, status);
@@ -456,7 +530,7 @@ impl Outcome {
             json::push_key(out, "explanation", false);
             json::push_str(out, &f.explanation());
             json::push_key(out, "hint", false);
-            match f.hint() {
+            match self.hint(i, f) {
                 Some(hint) => json::push_str(out, &hint),
                 None => out.push_str("null"),
             }
@@ -470,7 +544,11 @@ impl Outcome {
         }
         out.push(']');
         json::push_key(out, "more_errors", false);
-        out.push_str(if more { "true" } else { "false" });
+        out.push_str(match more {
+            More::No => "false",
+            More::Yes => "true",
+            More::Unknown => "null",
+        });
         json::push_key(out, "error", false);
         match error {
             Some(message) => json::push_str(out, message),
@@ -511,8 +589,12 @@ fn render_hex(f: &Finding, out: &mut String) {
             }
         }
     }
-    let _ = writeln!(out, "  {:>8}  {hex_line}  |{text}|", f.context_start);
-    let marker_line = format!("  {:8}  {marker}   {text_marker}", "");
+    // The offset column is 8 wide, or as wide as the offset when it is
+    // longer; the marker line is indented by the same width.
+    let offset = f.context_start.to_string();
+    let width = offset.len().max(8);
+    let _ = writeln!(out, "  {offset:>width$}  {hex_line}  |{text}|");
+    let marker_line = format!("  {:width$}  {marker}   {text_marker}", "");
     let _ = writeln!(out, "{}", marker_line.trim_end());
 }
 
@@ -574,9 +656,16 @@ mod tests {
                 b"nbsp\xA0",
                 Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding?"),
             ),
-            // 81 is undefined in Windows-1252; C3 80 80 is UTF-8 gone wrong.
+            // 81 is undefined in Windows-1252.
             (b"x\x81y", None),
+            // Several in a row: another script's code page, not Latin-1
+            // (Russian in Windows-1251), or UTF-8 gone wrong.
+            (
+                b"\xCF\xF0\xE8\xE2\xE5\xF2, \xEC\xE8\xF0",
+                Some("non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"),
+            ),
             (b"\xC3\x80\x80", None),
+            (b"a\xE9\x80b", None),
             (
                 b"smile \xED\xA0\xBD\xED\xB8\x80!",
                 Some("ED A0 BD ED B8 80 is a UTF-16 surrogate pair encoded as two 3-byte sequences (CESU-8, as Java's modified UTF-8 and MySQL's utf8mb3 write it); U+1F600 '😀' is F0 9F 98 80 in UTF-8"),
@@ -603,13 +692,14 @@ mod tests {
         let outcome = Outcome {
             status: Status::Invalid {
                 findings: vec![first_finding(input)],
-                more: false,
+                more: More::No,
             },
             bytes: input.len() as u64,
             ..Outcome::named(Path::new("t.bin"))
         };
-        let mut out = String::new();
-        outcome.render_text(&mut out);
+        let mut out = Vec::new();
+        outcome.render_text(Limit::First, &mut out);
+        let out = String::from_utf8(out).unwrap();
         assert_eq!(
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
@@ -621,12 +711,29 @@ mod tests {
     }
 
     #[test]
+    fn the_marker_stays_under_the_bytes_at_any_offset() {
+        for (context_start, indent) in [(0, 10), (99_999_992, 10), (123_456_789, 11)] {
+            let mut f = first_finding(b"abcdefgh\xFFijk");
+            f.offset += context_start;
+            f.context_start += context_start;
+            let mut out = String::new();
+            render_hex(&f, &mut out);
+            let lines: Vec<&str> = out.lines().collect();
+            let hex_at = lines[0].find("FF").unwrap();
+            assert_eq!(lines[1].find("^^"), Some(hex_at), "{out}");
+            assert_eq!(lines[0].find("61"), Some(indent + 2), "{out}");
+            let column = format!("{context_start:>8}");
+            assert!(lines[0].starts_with(&format!("  {column}  61 ")), "{out}");
+        }
+    }
+
+    #[test]
     fn json_report_has_every_field() {
         let input = b"\xF0\x9F\x98";
         let outcome = Outcome {
             status: Status::Invalid {
                 findings: vec![first_finding(input)],
-                more: true,
+                more: More::Yes,
             },
             bytes: 3,
             ..Outcome::named(Path::new("dir/\"q\".txt"))

@@ -4,9 +4,12 @@
 //! Bytes are read in fixed-size chunks and fed to the validator; only the
 //! last few bytes of the stream are kept, for the context shown around an
 //! error that straddles two chunks. After an error, a new validator starts
-//! right after the invalid sequence, which is how `--all` goes on. The
-//! stream is always read to its end, so that the program writing into a
-//! pipe never sees it closed early.
+//! right after the invalid sequence, which is how `--all` goes on. Reading
+//! stops once the errors to report are found (and the context of the last
+//! one is complete): a stream may never end (`/dev/urandom`, a pipe from a
+//! program that goes on writing), so whether more errors follow is left
+//! unknown ([`More::Unknown`]) rather than read for. A writer into a pipe
+//! then sees it closed, as it would with `head`.
 
 use std::io::{self, Read};
 
@@ -15,7 +18,8 @@ use utf8guard::StreamValidator;
 use crate::check::ScanOptions;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
-use crate::report::{Context, Finding, Outcome, Status, CONTEXT_BEFORE};
+use crate::report::{Context, Finding, More, Outcome, Status, CONTEXT_BEFORE};
+use crate::sniff;
 
 /// Bytes asked of each `read`.
 const CHUNK: usize = 256 << 10;
@@ -24,7 +28,8 @@ const CHUNK: usize = 256 << 10;
 /// before an error, which may start up to 3 bytes before the chunk.
 const TAIL: usize = CONTEXT_BEFORE + 8;
 
-/// Reads `reader` to its end and fills in `outcome` (named by the caller).
+/// Reads `reader` until its end or until the report is settled, and fills
+/// in `outcome` (named by the caller).
 pub fn check_reader<R: Read>(
     mut reader: R,
     mut outcome: Outcome,
@@ -33,12 +38,19 @@ pub fn check_reader<R: Read>(
 ) -> Outcome {
     let mut scan = StreamScan::new(*opts);
     let mut buf = vec![0u8; CHUNK];
+    // The first bytes, to tell binary data from text if errors are found.
+    let mut head = Vec::new();
     loop {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                let take = n.min(sniff::HEAD - head.len());
+                head.extend_from_slice(&buf[..take]);
                 progress.inc(n as u64);
                 scan.feed(&buf[..n]);
+                if scan.settled() {
+                    break;
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
@@ -54,6 +66,7 @@ pub fn check_reader<R: Read>(
     }
     outcome.bytes = scan.total;
     (outcome.status, outcome.counts) = scan.end();
+    outcome.look_at_head(&head);
     outcome
 }
 
@@ -72,7 +85,8 @@ struct StreamScan {
     cursor: Cursor,
     counts: CharCounts,
     findings: Vec<Finding>,
-    more: bool,
+    /// Reading stopped when the report was full, before the end.
+    stopped: bool,
 }
 
 impl StreamScan {
@@ -86,8 +100,19 @@ impl StreamScan {
             cursor: Cursor::default(),
             counts: CharCounts::default(),
             findings: Vec::new(),
-            more: false,
+            stopped: false,
         }
+    }
+
+    /// `true` once nothing read later can change the report: no more
+    /// errors are looked for, and the context of the last one (which may
+    /// take bytes from the next chunk) is complete.
+    fn settled(&self) -> bool {
+        self.validator.is_none()
+            && self
+                .findings
+                .last()
+                .is_none_or(|f| f.context_missing() == 0)
     }
 
     fn feed(&mut self, chunk: &[u8]) {
@@ -145,11 +170,6 @@ impl StreamScan {
                 self.cursor.back(carried);
                 self.counts.sub_bytes(carried);
             }
-            if self.findings.len() == self.opts.max_errors {
-                self.more = true;
-                self.validator = None;
-                return;
-            }
             let len = err.error_len().unwrap_or(1);
             let context = self.window(chunk, at);
             self.findings.push(Finding {
@@ -161,8 +181,11 @@ impl StreamScan {
                 context: context.1,
             });
             self.cursor.advance_invalid();
-            if self.findings.len() == self.opts.max_errors && !self.opts.look_for_more {
+            if self.findings.len() == self.opts.max_errors {
+                // The report is full: reading on could only tell whether
+                // more errors follow, and a stream may never end.
                 self.validator = None;
+                self.stopped = true;
                 return;
             }
             // Go on right after the invalid sequence.
@@ -217,20 +240,16 @@ impl StreamScan {
                 let carried = &self.tail[(at - tail_start) as usize..];
                 self.cursor.back(carried);
                 self.counts.sub_bytes(carried);
-                if self.findings.len() == self.opts.max_errors {
-                    self.more = true;
-                } else {
-                    let start = at - at.min(CONTEXT_BEFORE as u64);
-                    let context = Context::new(&self.tail[(start - tail_start) as usize..]);
-                    self.findings.push(Finding {
-                        offset: at,
-                        len: err.error_len(),
-                        kind: err.kind(),
-                        at: self.cursor,
-                        context_start: start,
-                        context,
-                    });
-                }
+                let start = at - at.min(CONTEXT_BEFORE as u64);
+                let context = Context::new(&self.tail[(start - tail_start) as usize..]);
+                self.findings.push(Finding {
+                    offset: at,
+                    len: err.error_len(),
+                    kind: err.kind(),
+                    at: self.cursor,
+                    context_start: start,
+                    context,
+                });
             }
         }
         let status = if self.findings.is_empty() {
@@ -238,7 +257,11 @@ impl StreamScan {
         } else {
             Status::Invalid {
                 findings: self.findings,
-                more: self.more,
+                more: if self.stopped {
+                    More::Unknown
+                } else {
+                    More::No
+                },
             }
         };
         (status, self.counts)
@@ -279,9 +302,9 @@ mod tests {
     /// Offset, length, line, column, context offset and context.
     type Seen = (u64, Option<usize>, u64, u64, u64, Vec<u8>);
 
-    fn summary(status: &Status) -> (Vec<Seen>, bool) {
+    fn summary(status: &Status) -> (Vec<Seen>, More) {
         match status {
-            Status::Valid => (vec![], false),
+            Status::Valid => (vec![], More::No),
             Status::Invalid { findings, more } => (
                 findings
                     .iter()
@@ -315,6 +338,7 @@ mod tests {
         for input in inputs {
             for (max, more) in [(usize::MAX, true), (1, false), (1, true), (2, true)] {
                 let expected = scan_slice(input, &opts(max, more), &Progress::disabled());
+                let (expected_findings, expected_more) = summary(&expected.0);
                 for step in 1..=input.len().max(1) + 1 {
                     let reader = Trickle { data: input, step };
                     let outcome = check_reader(
@@ -323,18 +347,50 @@ mod tests {
                         &opts(max, more),
                         &Progress::disabled(),
                     );
-                    assert_eq!(outcome.bytes, input.len() as u64);
-                    assert_eq!(
-                        summary(&outcome.status),
-                        summary(&expected.0),
-                        "input {input:02X?}, step {step}, max {max}, more {more}"
-                    );
-                    assert_eq!(
-                        outcome.counts, expected.1,
-                        "input {input:02X?}, step {step}"
-                    );
+                    let (findings, streamed_more) = summary(&outcome.status);
+                    let case = format!("input {input:02X?}, step {step}, max {max}, more {more}");
+                    assert_eq!(findings, expected_findings, "{case}");
+                    if streamed_more == More::Unknown {
+                        // Reading stopped with the report full: the rest
+                        // is not read, whether more follow is not known.
+                        assert_eq!(findings.len(), max, "{case}");
+                        let last = findings.last().unwrap();
+                        let read_at_least = (last.4 + last.5.len() as u64).max(last.0 + 1);
+                        assert!(outcome.bytes >= read_at_least, "{case}");
+                        assert!(outcome.bytes < read_at_least + step as u64, "{case}");
+                    } else {
+                        assert_eq!(streamed_more, expected_more, "{case}");
+                        assert_eq!(outcome.bytes, input.len() as u64, "{case}");
+                        assert_eq!(outcome.counts, expected.1, "{case}");
+                    }
                 }
             }
+        }
+    }
+
+    /// Endless input: a reader that never runs dry.
+    struct Endless(u8);
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            buf.fill(self.0);
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn an_endless_stream_stops_once_the_report_is_full() {
+        for max in [1, 2, 1000] {
+            let outcome = check_reader(
+                Endless(0xFF),
+                Outcome::named(Path::new("x")),
+                &opts(max, true),
+                &Progress::disabled(),
+            );
+            let (findings, more) = summary(&outcome.status);
+            assert_eq!(findings.len(), max);
+            assert_eq!(more, More::Unknown);
+            assert_eq!(outcome.bytes, CHUNK as u64);
         }
     }
 
@@ -352,7 +408,7 @@ mod tests {
             &Progress::disabled(),
         );
         let (findings, more) = summary(&outcome.status);
-        assert!(!more);
+        assert_eq!(more, More::No);
         assert_eq!(
             findings,
             vec![(

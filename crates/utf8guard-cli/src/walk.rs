@@ -108,7 +108,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
         Err(e) => {
             inputs.list.push(Input::Failed {
                 path: dir.to_path_buf(),
-                reason: format!("cannot list directory: {}", crate::io_message(&e)),
+                reason: crate::io_message(&e),
             });
             return;
         }
@@ -119,7 +119,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
             Ok(entry) => entries.push(entry),
             Err(e) => inputs.list.push(Input::Failed {
                 path: dir.to_path_buf(),
-                reason: format!("cannot list directory: {}", crate::io_message(&e)),
+                reason: crate::io_message(&e),
             }),
         }
     }

@@ -221,6 +221,12 @@ fn max_errors_limits_the_report_and_says_more_follow() {
     let text = stdout_of(&text);
     assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 3);
     assert!(text.ends_with(&format!(
+        "{}: more errors follow (the report stops at --max-errors 3)\n",
+        path.display()
+    )));
+    // Without a limit given, the first error only.
+    let text = cmd().arg(&path).output().unwrap();
+    assert!(stdout_of(&text).ends_with(&format!(
         "{}: more errors follow (--all or --max-errors N shows them)\n",
         path.display()
     )));
@@ -234,6 +240,147 @@ fn max_errors_limits_the_report_and_says_more_follow() {
     let reports = json_lines(&stdout_of(&output));
     assert_eq!(reports[0]["errors"].as_array().unwrap().len(), 23);
     assert_eq!(reports[0]["more_errors"], false);
+}
+
+#[test]
+fn a_stream_stops_once_the_report_is_full() {
+    // Standard input: reading stops at the limit, whether more follow is
+    // not known (a stream may never end).
+    let mut input = b"ok\n".repeat(1000);
+    input.extend_from_slice(&[0xFF; 10]);
+    let output = cmd()
+        .args(["-m", "2", "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout_of(&output);
+    assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 2);
+    assert!(
+        text.ends_with(
+            "-: more errors may follow: reading stopped here (the report stops at --max-errors 2)\n"
+        ),
+        "{text}"
+    );
+    let output = cmd()
+        .args(["--json", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let reports = json_lines(&stdout_of(&output));
+    assert_eq!(reports[0]["more_errors"], Value::Null);
+    assert_eq!(json_errors(&reports[0]), [(3000, Some(1), 1001, 1)]);
+}
+
+/// Runs `command` and waits at most `limit` for it to end; `None` if it
+/// did not (it is then killed).
+fn run_within(mut command: StdCommand, limit: std::time::Duration) -> Option<std::process::Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn an_endless_device_or_pipe_is_answered_at_its_first_error() {
+    let second = std::time::Duration::from_secs(1);
+    if Path::new("/dev/urandom").exists() {
+        // With --all, --max-errors bounds the reading.
+        for args in [
+            &["/dev/urandom"][..],
+            &["-l", "/dev/urandom"],
+            &["-m", "100", "/dev/urandom"],
+        ] {
+            let mut command = StdCommand::new(BIN);
+            command.env_remove("UTF8GUARD_KERNEL").args(args);
+            let output = run_within(command, second)
+                .unwrap_or_else(|| panic!("`utf8guard {args:?}` still ran after a second"));
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+        }
+    }
+    // A writer that never stops, into standard input: the writer is cut
+    // off (as by `head`) once the error is found.
+    let mut command = StdCommand::new("sh");
+    command
+        .env_remove("UTF8GUARD_KERNEL")
+        .args([
+            "-c",
+            "while :; do printf 'text \\377 '; done | \"$0\" -; echo \"status $?\"",
+        ])
+        .arg(BIN);
+    let output = run_within(command, 10 * second).expect("the pipe was read forever");
+    let text = stdout_of(&output);
+    assert!(
+        text.starts_with("-:1:6: invalid UTF-8 at byte 5: "),
+        "{text}"
+    );
+    assert!(text.ends_with("status 1\n"), "{text}");
+}
+
+#[test]
+fn binary_data_and_utf16_are_named_once_instead_of_hints_per_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16: Vec<u8> = "\u{FEFF}Grüße, café, ÿ\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut gzip = b"\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03".to_vec();
+    gzip.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let cases: [(&str, &[u8], &str); 3] = [
+        (
+            "utf16.txt",
+            &utf16,
+            "UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: \
+             `iconv -f UTF-16LE -t UTF-8` converts it",
+        ),
+        ("data.gz", &gzip, "binary data (gzip), not text"),
+        (
+            "russian-1251.txt",
+            b"\xCF\xF0\xE8\xE2\xE5\xF2, \xEC\xE8\xF0!\n",
+            "non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
+             encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?",
+        ),
+    ];
+    for (name, bytes, hint) in cases {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let output = cmd().arg("--all").arg(&path).output().unwrap();
+        let text = stdout_of(&output);
+        assert_eq!(output.status.code(), Some(1));
+        let hints: Vec<&str> = text.lines().filter(|l| l.starts_with("  hint: ")).collect();
+        if name == "russian-1251.txt" {
+            // A hint per error, none of them Latin-1's.
+            assert!(!text.contains("Latin-1"), "{text}");
+            assert!(hints.iter().all(|h| h[8..] == *hint), "{text}");
+        } else {
+            // Once, under the first error.
+            assert_eq!(hints, [format!("  hint: {hint}")], "{text}");
+            assert!(
+                text.lines().nth(2).unwrap().starts_with("  hint: "),
+                "{text}"
+            );
+        }
+        // The same from a stream, and in JSON (the first error's hint).
+        let output = cmd()
+            .args(["--json", "-"])
+            .write_stdin(bytes.to_vec())
+            .output()
+            .unwrap();
+        let report = &json_lines(&stdout_of(&output))[0];
+        assert_eq!(report["errors"][0]["hint"], hint, "{name}");
+    }
 }
 
 #[test]
@@ -532,9 +679,15 @@ fn every_kernel_gives_the_same_report() {
     assert!(tried >= 1);
 }
 
+/// The kernels this CPU can run, as the messages list them.
+fn available_kernels() -> String {
+    let names: Vec<&str> = utf8guard::Kernel::available().map(|k| k.name()).collect();
+    names.join(", ")
+}
+
 #[test]
 fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
-    let names: Vec<&str> = utf8guard::Kernel::ALL.iter().map(|k| k.name()).collect();
+    let available = available_kernels();
     cmd()
         .args(["--kernel", "warp9", "-"])
         .write_stdin("x")
@@ -542,8 +695,7 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "utf8guard: --kernel warp9: unknown kernel; kernels here: {}\n",
-            names.join(", ")
+            "utf8guard: --kernel warp9: unknown kernel; available: {available}\n"
         ));
     cmd()
         .env("UTF8GUARD_KERNEL", "turbo")
@@ -552,8 +704,7 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; kernels here: {}\n",
-            names.join(", ")
+            "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; available: {available}\n"
         ));
     // --kernel wins over the environment.
     cmd()
@@ -566,13 +717,63 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
 }
 
 #[test]
+fn a_kernel_of_another_cpu_is_not_available_and_names_are_in_any_case() {
+    let available = available_kernels();
+    let foreign = if cfg!(target_arch = "x86_64") {
+        "neon"
+    } else {
+        "avx2"
+    };
+    cmd()
+        .args(["--kernel", foreign, "-"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "utf8guard: --kernel {foreign}: not available on this CPU; available: {available}\n"
+        ));
+    cmd()
+        .env("UTF8GUARD_KERNEL", foreign)
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "utf8guard: UTF8GUARD_KERNEL={foreign}: not available on this CPU; available: {available}\n"
+        ));
+    for name in ["SCALAR", "Scalar"] {
+        cmd()
+            .env("UTF8GUARD_KERNEL", name)
+            .args(["--stats", "-"])
+            .write_stdin("x")
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("kernel scalar (forced)"));
+        cmd()
+            .args(["--kernel", name, "--stats", "-"])
+            .write_stdin("x")
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("kernel scalar (forced)"));
+    }
+}
+
+#[test]
 fn stats_count_inputs_bytes_and_characters() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "aé€🌍\n").unwrap(); // 11 bytes
     fs::write(dir.path().join("b.txt"), b"x\xFFy\xC3\xA9").unwrap(); // 5 bytes
-    let output = cmd().args(["--stats", "-q"]).arg(dir.path()).output();
-    // --quiet and --stats conflict: a usage error.
-    assert_eq!(output.unwrap().status.code(), Some(2));
+                                                                     // With --quiet: nothing on stdout, the statistics on stderr.
+    let output = cmd()
+        .args(["--stats", "-q", "-j", "1"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout_of(&output), "");
+    assert!(
+        stderr_of(&output).starts_with("utf8guard: inputs: 2: 1 valid, 1 invalid, 0 unreadable\n")
+    );
 
     let output = cmd()
         .args(["--stats", "--all", "--kernel", "scalar", "-j", "1"])
@@ -827,19 +1028,86 @@ fn a_file_named_like_a_subcommand_is_checked_after_check_or_with_a_path() {
 
 #[cfg(unix)]
 #[test]
-fn a_path_that_is_not_unicode_is_reported_lossily() {
+fn a_path_that_is_not_unicode_is_printed_as_its_bytes() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(OsStr::from_bytes(b"bad\xFF.txt"));
+    let root = dir.path().as_os_str().as_bytes();
+    let path = dir.path().join(OsStr::from_bytes(b"caf\xE9.txt"));
     fs::write(&path, b"\x80").unwrap();
+    fs::write(dir.path().join("new\nline.txt"), b"\xFF").unwrap();
+    fs::write(dir.path().join("valid.txt"), b"ok").unwrap();
+    let raw = |name: &[u8]| [root, b"/", name].concat();
+    // JSON is text: a lossy copy, said to be one.
     let output = cmd().arg("--json").arg(&path).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let report = &json_lines(&stdout_of(&output))[0];
     assert_eq!(report["path_exact"], false);
     assert_eq!(
         report["path"],
-        format!("{}/bad\u{FFFD}.txt", dir.path().display())
+        format!("{}/caf\u{FFFD}.txt", dir.path().display())
+    );
+    // The list and the text report: the bytes of the name, as `ls` and
+    // `grep -l` print them, so that they can be used again.
+    let output = cmd().arg("-l").arg(dir.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        output.stdout,
+        [
+            raw(b"caf\xE9.txt"),
+            b"\n".to_vec(),
+            raw(b"new\nline.txt"),
+            b"\n".to_vec()
+        ]
+        .concat()
+    );
+    let output = cmd().arg(&path).output().unwrap();
+    assert!(output
+        .stdout
+        .starts_with(&[raw(b"caf\xE9.txt"), b":1:1: ".to_vec()].concat()));
+    // -0: each name ends with NUL instead (a name may hold a newline);
+    // with --invert, the valid ones.
+    for (args, expected) in [
+        (
+            &["-0"][..],
+            [
+                raw(b"caf\xE9.txt"),
+                b"\0".to_vec(),
+                raw(b"new\nline.txt"),
+                b"\0".to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            &["-l", "--null"],
+            [
+                raw(b"caf\xE9.txt"),
+                b"\0".to_vec(),
+                raw(b"new\nline.txt"),
+                b"\0".to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            &["-0", "--invert"],
+            [raw(b"valid.txt"), b"\0".to_vec()].concat(),
+        ),
+    ] {
+        let output = cmd().args(args).arg(dir.path()).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.stdout, expected, "{args:?}");
+    }
+    // An unreadable one is named by its bytes on stderr too.
+    let missing = dir.path().join(OsStr::from_bytes(b"gone\xFF"));
+    let output = cmd().arg(&missing).output().unwrap();
+    assert_eq!(
+        output.stderr,
+        [
+            b"utf8guard: ".to_vec(),
+            raw(b"gone\xFF"),
+            b": No such file or directory\n".to_vec()
+        ]
+        .concat()
     );
 }
 
@@ -936,6 +1204,14 @@ fn special_files_inside_directories_are_skipped() {
         "utf8guard: inputs: 1: 1 valid, 0 invalid, 0 unreadable; \
          skipped in directories: 2 special files, 0 symbolic links\n"
     ));
+    // One of each: the singular.
+    fs::remove_file(dir.path().join("pipe")).unwrap();
+    std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
+    let output = cmd().arg("--stats").arg(dir.path()).output().unwrap();
+    assert!(stderr_of(&output).starts_with(
+        "utf8guard: inputs: 1: 1 valid, 0 invalid, 0 unreadable; \
+         skipped in directories: 1 special file, 1 symbolic link\n"
+    ));
 }
 
 #[cfg(unix)]
@@ -1017,16 +1293,20 @@ fn unreadable_directories_and_files_are_errors_and_the_rest_is_checked() {
         .env_remove("UTF8GUARD_KERNEL")
         .arg("-l")
         .arg(&root)
+        .arg(locked.join("hidden.txt"))
         .output()
         .unwrap();
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", stderr_of(&output));
     assert_eq!(stdout_of(&output), format!("{}/a.txt\n", root.display()));
+    // The same words for the same cause: a directory that cannot be
+    // listed, a file that cannot be opened, a path that cannot be reached.
     assert_eq!(
         stderr_of(&output),
         format!(
-            "utf8guard: {0}/locked: cannot list directory: Permission denied\n\
-             utf8guard: {0}/secret.txt: cannot open: Permission denied\n",
+            "utf8guard: {0}/locked: Permission denied\n\
+             utf8guard: {0}/secret.txt: Permission denied\n\
+             utf8guard: {0}/locked/hidden.txt: Permission denied\n",
             root.display()
         )
     );
@@ -1034,20 +1314,16 @@ fn unreadable_directories_and_files_are_errors_and_the_rest_is_checked() {
 
 // ------------------------------------------------------------ output ----
 
-#[test]
-fn a_closed_stdout_ends_the_run_quietly() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("many.txt");
-    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
+/// Runs the command with `args`, reads 100 bytes of its output and hangs
+/// up, as `head` does; returns its exit status and what it wrote on stderr.
+fn hang_up_after_100_bytes(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let mut child = StdCommand::new(BIN)
-        .args(["--all"])
-        .arg(&path)
+        .args(args)
         .env_remove("UTF8GUARD_KERNEL")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Read a little, then hang up, as `head` does.
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 100];
     stdout.read_exact(&mut first).unwrap();
@@ -1059,11 +1335,36 @@ fn a_closed_stdout_ends_the_run_quietly() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    let status = child.wait().unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
     // Status 2: the run stopped before the end, without a panic or a
     // message.
-    assert_eq!(status.code(), Some(2), "{stderr}");
+    let (status, stderr) = hang_up_after_100_bytes(&["--all".as_ref(), path.as_os_str()]);
+    assert_eq!(status, Some(2), "{stderr}");
     assert_eq!(stderr, "");
+    // `repair` the same way.
+    let (status, stderr) = hang_up_after_100_bytes(&["repair".as_ref(), path.as_os_str()]);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn repair_reads_standard_input_without_a_path() {
+    for args in [&["repair"][..], &["repair", "-"]] {
+        cmd()
+            .args(args)
+            .write_stdin(&b"a\xff"[..])
+            .assert()
+            .code(1)
+            .stdout("a\u{FFFD}")
+            .stderr("");
+    }
 }
 
 // ------------------------------------------------------------ repair ----
@@ -1197,7 +1498,7 @@ fn repair_never_writes_over_its_input() {
         .assert()
         .code(2)
         .stderr(format!(
-            "utf8guard: {}: cannot open: No such file or directory\n",
+            "utf8guard: {}: No such file or directory\n",
             dir.path().join("nope").display()
         ));
     assert!(!out.exists());
@@ -1235,13 +1536,26 @@ fn info_names_the_version_the_kernels_and_the_active_one() {
     assert!(
         stdout_of(&output).contains("active kernel: scalar (forced by UTF8GUARD_KERNEL=scalar)")
     );
-    let output = cmd()
-        .arg("info")
-        .env("UTF8GUARD_KERNEL", "bogus")
+    // A setting the engine ignores: the problem first, then the report,
+    // which names the kernel that runs instead.
+    let output = StdCommand::new("sh")
+        .args(["-c", "exec \"$0\" info 2>&1", BIN])
+        .env("UTF8GUARD_KERNEL", "Bogus")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).starts_with("utf8guard: UTF8GUARD_KERNEL=bogus: unknown kernel"));
+    let text = stdout_of(&output);
+    let first = format!(
+        "utf8guard: UTF8GUARD_KERNEL=Bogus: unknown kernel; available: {}\n",
+        available_kernels()
+    );
+    assert!(text.starts_with(&first), "{text}");
+    assert!(
+        text.contains(&format!(
+            "\nactive kernel: {active} (the fastest available; UTF8GUARD_KERNEL was ignored, see above)\n"
+        )),
+        "{text}"
+    );
 }
 
 // -------------------------------------------------------------- help ----
@@ -1261,6 +1575,9 @@ fn help_documents_every_option_exit_status_and_the_json_schema() {
         "--stats",
         "--follow",
         "--no-progress",
+        "-0, --null",
+        "Print JSON Lines: one JSON object per input and per line",
+        "byte offset (in decimal)",
         "Exit status:",
         "0  every input is valid UTF-8",
         "1  some input is not valid UTF-8",
@@ -1278,7 +1595,14 @@ fn help_documents_every_option_exit_status_and_the_json_schema() {
     let check_help = stdout_of(&cmd().args(["check", "--help"]).output().unwrap());
     assert!(check_help.contains("--max-errors <N>") && check_help.contains("Exit status:"));
     let repair_help = stdout_of(&cmd().args(["repair", "--help"]).output().unwrap());
-    for needle in ["--output <OUT>", "U+FFFD", "never modified", "Exit status:"] {
+    for needle in [
+        "--output <OUT>",
+        "U+FFFD",
+        "never modified",
+        "Exit status:",
+        "`-`, or none, reads standard input",
+        "Output closed early",
+    ] {
         assert!(
             repair_help.contains(needle),
             "repair --help lacks {needle:?}"
@@ -1301,7 +1625,7 @@ fn usage_errors_exit_2() {
         &["--max-errors", "1000001"],
         &["--jobs", "0"],
         &["--jobs", "many"],
-        &["repair"],
+        &["repair", "a", "b"],
         &["info", "extra"],
     ] {
         let output = cmd().args(args).write_stdin("").output().unwrap();

@@ -49,7 +49,7 @@ pub mod seeds;
 pub mod subject;
 
 pub use generate::Script;
-pub use harness::{hex, oracle, shrink, Category, Count, Harness, Mismatch};
+pub use harness::{hex, kind_of, oracle, shrink, Category, Count, Harness, Mismatch};
 pub use mutate::{Malformation, Mutation};
 pub use rng::Rng;
 pub use runner::Runner;

@@ -117,21 +117,7 @@ fn parse_size(s: &str) -> Result<usize, String> {
 }
 
 fn parse_kernel(name: &str) -> Result<Kernel, String> {
-    let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
-    let kernel = Kernel::from_name(name).ok_or_else(|| {
-        format!(
-            "unknown kernel {name}; kernels of this target: {}",
-            names.join(", ")
-        )
-    })?;
-    if !kernel.is_available() {
-        let available: Vec<&str> = Kernel::available().map(|k| k.name()).collect();
-        return Err(format!(
-            "this CPU cannot run the {name} kernel; available: {}",
-            available.join(", ")
-        ));
-    }
-    Ok(kernel)
+    Kernel::by_name(name).map_err(|e| format!("--kernel {name}: {e}"))
 }
 
 /// Decimal units, for byte counts.
@@ -233,6 +219,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     if let Some(kernel) = o.kernel {
         // Before any call into utf8guard, so the dispatcher picks it up.
         std::env::set_var(utf8guard::KERNEL_ENV, kernel.name());
+        // The engine ignores an override it cannot honour; this one was
+        // checked, but the run must not go on with another kernel.
+        if utf8guard::active_kernel() != kernel {
+            return Err(format!(
+                "asked for the {kernel} kernel, got {}",
+                utf8guard::active_kernel()
+            ));
+        }
     }
     let corpus = load_corpora(&o)?;
     let corpus_bytes: u64 = corpus.iter().map(|f| f.bytes.len() as u64).sum();

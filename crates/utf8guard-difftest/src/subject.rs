@@ -191,6 +191,10 @@ impl Subject {
 /// - `validate`, `from_utf8` and `from_utf8_mut`, the dispatched API;
 /// - `StreamValidator`, fed the input in a random [`chunking`];
 /// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s;
+/// - `compat::from_utf8` (std's error type) and `string_from_utf8` (the
+///   bytes given back in the error);
+/// - `utf8_chunks`, put together with one U+FFFD per invalid sequence,
+///   which must be `String::from_utf8_lossy`'s output;
 /// - `validate_offsets` (with `i32`, `i64` or `usize` offsets) and
 ///   `validate_batch`, over the input cut into strings by
 ///   [`boundary_cuts`];
@@ -262,6 +266,44 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
             text => Answer::Lossy(text.into_owned()),
         },
     ));
+    subjects.push(Subject::new("compat::from_utf8", |b, _| {
+        match utf8guard::compat::from_utf8(b) {
+            Ok(s) if s.as_ptr() == b.as_ptr() && s.len() == b.len() => Answer::Exact(Ok(())),
+            Ok(_) => Answer::Broken("Ok with a string that is not the input".into()),
+            // std's own error type: the position only, no kind.
+            Err(e) => Answer::Exact(Err(Found {
+                valid_up_to: e.valid_up_to(),
+                error_len: e.error_len(),
+                kind: None,
+            })),
+        }
+    }));
+    subjects.push(Subject::new(
+        "string_from_utf8",
+        |b, _| match utf8guard::string_from_utf8(b.to_vec()) {
+            Ok(s) if s.as_bytes() == b => Answer::Exact(Ok(())),
+            Ok(_) => Answer::Broken("Ok with a string that is not the input".into()),
+            Err(e) if e.as_bytes() != b => Answer::Broken("the error lost the bytes".into()),
+            Err(e) => Answer::Exact(Err(Found::from_error(&e.utf8_error()))),
+        },
+    ));
+    subjects.push(Subject::new("utf8_chunks", |b, _| {
+        // The chunks put together with one U+FFFD per invalid sequence:
+        // `from_utf8_lossy`'s output exactly when the chunks are std's.
+        let mut text = String::new();
+        let mut length = 0;
+        for chunk in utf8guard::utf8_chunks(b) {
+            length += chunk.valid().len() + chunk.invalid().len();
+            text.push_str(chunk.valid());
+            if !chunk.invalid().is_empty() {
+                text.push('\u{FFFD}');
+            }
+        }
+        if length != b.len() {
+            return Answer::Broken(format!("chunks of {length} bytes in all"));
+        }
+        Answer::Lossy(text)
+    }));
     subjects.push(Subject::new("validate_offsets", |b, cx| {
         let cuts = boundary_cuts(b, &mut cx.rng);
         let result = match cx.rng.below(3) {

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use utf8guard::ErrorKind;
-use utf8guard_difftest::{Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject};
+use utf8guard_difftest::{
+    kind_of, Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject,
+};
 
 /// Run the input makers until one catches the broken subject.
 fn catch(subject: Subject) -> Mismatch {
@@ -30,7 +32,7 @@ fn dfa_found(bytes: &[u8]) -> Result<(), Found> {
     utf8guard_dfa::validate(bytes).map_err(|e| Found {
         valid_up_to: e.valid_up_to,
         error_len: e.error_len,
-        kind: Some(ErrorKind::from(e.fault)),
+        kind: Some(kind_of(e.fault)),
     })
 }
 

@@ -1,9 +1,14 @@
 //! Prints the kernel `validate` uses on this CPU, then checks that it gives
-//! the right answer on a valid and an invalid input. The test script runs
-//! it under emulated CPUs to test the dispatcher for real.
+//! the right answer on a valid and an invalid input, and says on stderr
+//! when `UTF8GUARD_KERNEL` was ignored. The test script runs it under
+//! emulated CPUs to test the dispatcher for real.
 
 fn main() {
     let kernel = utf8guard::active_kernel();
+    // A UTF8GUARD_KERNEL the CPU cannot honour is ignored, and said so.
+    if let Err(e) = utf8guard::kernel_override() {
+        eprintln!("ignored: {e}");
+    }
     let valid = "dispatch: ✓ Ελληνικά 中文 😀 ".repeat(20);
     let mut invalid = valid.clone().into_bytes();
     invalid[300] = 0xFF;

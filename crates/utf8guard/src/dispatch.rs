@@ -2,8 +2,8 @@
 //!
 //! The choice is kept in one atomic byte. The first call detects the CPU's
 //! features (with `cpufeatures`), honours `UTF8GUARD_KERNEL` (with the `std`
-//! feature) and stores the kernel; every later call is an atomic load and a
-//! direct call. Two threads racing on the first call both detect and store
+//! feature; a value that names no usable kernel is ignored) and stores the
+//! kernel; every later call is an atomic load and a direct call. Two threads racing on the first call both detect and store
 //! the same answer.
 
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -49,29 +49,11 @@ pub(crate) fn detect() -> Kernel {
         .unwrap_or(Kernel::Scalar)
 }
 
-/// The kernel named by `UTF8GUARD_KERNEL`, if it is set and not empty.
-///
-/// # Panics
-/// If the name is unknown or names a kernel this CPU cannot run: a forced
-/// kernel must never be silently replaced by another.
+/// The kernel `UTF8GUARD_KERNEL` names, if it is set and usable; a value
+/// that is not is ignored, and `kernel_override` says why.
 #[cfg(feature = "std")]
 fn forced() -> Option<Kernel> {
-    let name = std::env::var(KERNEL_ENV).ok()?;
-    if name.is_empty() {
-        return None;
-    }
-    match Kernel::from_name(&name) {
-        Some(kernel) if kernel.is_available() => Some(kernel),
-        Some(kernel) => panic!(
-            "{KERNEL_ENV}={name}: this CPU does not support the {} kernel; available here: {}",
-            kernel.name(),
-            crate::kernel_names(Kernel::available())
-        ),
-        None => panic!(
-            "{KERNEL_ENV}={name}: unknown kernel; valid names: {}",
-            crate::kernel_names(Kernel::ALL.iter().copied())
-        ),
-    }
+    crate::env_override::forced()
 }
 
 #[cfg(not(feature = "std"))]
@@ -101,7 +83,7 @@ pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {
     match ACTIVE.load(Ordering::Relaxed) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the id of AVX-512 is stored only after it was detected
-        // (or forced, which also checks that it is available).
+        // (or forced, which is honoured only for an available kernel).
         id if id == Kernel::Avx512 as u8 => unsafe { kernel::avx512::validate(bytes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.

@@ -69,8 +69,10 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-impl From<utf8guard_dfa::Fault> for ErrorKind {
-    fn from(fault: utf8guard_dfa::Fault) -> Self {
+impl ErrorKind {
+    /// The kind of a fault found by the reference DFA. Crate-private: the
+    /// DFA's types are not part of the API.
+    pub(crate) fn from_fault(fault: utf8guard_dfa::Fault) -> Self {
         use utf8guard_dfa::Fault;
         match fault {
             Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
@@ -105,7 +107,17 @@ impl From<utf8guard_dfa::Fault> for ErrorKind {
 /// assert_eq!(ours.error_len(), std.error_len());
 /// assert_eq!(ours.to_string(), std.to_string());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// `Debug` shows what std's `Debug` shows, then the kind:
+///
+/// ```
+/// let err = utf8guard::from_utf8(b"abc\xE2\x82").unwrap_err();
+/// assert_eq!(
+///     format!("{err:?}"),
+///     "Utf8Error { valid_up_to: 3, error_len: None, kind: Incomplete }"
+/// );
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Utf8Error {
     valid_up_to: usize,
     /// 0 for "none": the input ended inside a sequence.
@@ -119,7 +131,7 @@ impl Utf8Error {
         Utf8Error {
             valid_up_to: start + invalid.valid_up_to,
             error_len: invalid.error_len.unwrap_or(0) as u8,
-            kind: invalid.fault.into(),
+            kind: ErrorKind::from_fault(invalid.fault),
         }
     }
 
@@ -155,6 +167,18 @@ impl Utf8Error {
     #[inline]
     pub fn kind(&self) -> ErrorKind {
         self.kind
+    }
+}
+
+/// std's fields, with `error_len` as std shows it (`None`, `Some(n)`), then
+/// the kind.
+impl fmt::Debug for Utf8Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Utf8Error")
+            .field("valid_up_to", &self.valid_up_to)
+            .field("error_len", &self.error_len())
+            .field("kind", &self.kind)
+            .finish()
     }
 }
 

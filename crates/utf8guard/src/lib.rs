@@ -3,7 +3,7 @@
 //! utf8guard checks that bytes are well-formed UTF-8 as RFC 3629 and
 //! Unicode define it (no overlong forms, no surrogates, nothing above
 //! U+10FFFF, no truncated or stray bytes), with vector kernels for SSE4.2,
-//! AVX2 and NEON chosen at run time, and reports errors exactly as
+//! AVX2, AVX-512 and NEON chosen at run time, and reports errors exactly as
 //! `core::str::from_utf8` does.
 //!
 //! ```
@@ -14,6 +14,11 @@
 //! assert_eq!(err.error_len(), Some(1));
 //! assert_eq!(err.kind(), utf8guard::ErrorKind::TooShort);
 //! ```
+//!
+//! For code moving from std, every std conversion has its counterpart here
+//! ([`from_utf8_mut`], `string_from_utf8`, `from_utf8_lossy`,
+//! [`utf8_chunks`], ...), and [`compat`] returns std's own error type for
+//! code that converts it with `?`: its documentation has the table.
 //!
 //! # The UTF-8 family
 //!
@@ -36,13 +41,16 @@
 //! directly through [`Kernel`], which is how the tests check each one
 //! against the reference DFA. With the `std` feature, the environment
 //! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2`, `avx512` or
-//! `neon`) forces
-//! a kernel; an unknown name, or a kernel the CPU lacks, panics on first use
-//! rather than silently running another.
+//! `neon`, in any case) forces a kernel, for tests and benchmarks. A value
+//! that names no kernel, or a kernel this CPU cannot run, is ignored (a
+//! library must not fail because of its environment): the detected kernel
+//! runs, and [`kernel_override`] says why the value was ignored, for the
+//! programs that must know they got the kernel they asked for.
 //!
 //! # Features
 //!
-//! - `std` (default): `std::error::Error` for [`Utf8Error`] and the
+//! - `std` (default): `std::error::Error` for the error types, the [`io`]
+//!   adapters ([`Utf8Reader`], [`io::validate_reader`]) and the
 //!   `UTF8GUARD_KERNEL` override. Without it the crate is `no_std`.
 //! - `alloc`: APIs that allocate.
 //! - `rayon` (default): parallel validation of large buffers.
@@ -55,13 +63,18 @@ extern crate alloc;
 
 mod batch;
 mod dialect;
+mod chunks;
+pub mod compat;
 mod dispatch;
+mod env_override;
 mod error;
 #[cfg(feature = "std")]
 pub mod io;
 mod kernel;
 #[cfg(feature = "alloc")]
 mod lossy;
+#[cfg(feature = "alloc")]
+mod owned;
 #[cfg(feature = "rayon")]
 pub mod par;
 mod small;
@@ -71,12 +84,18 @@ use core::fmt;
 
 pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
+pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
 pub use dispatch::KERNEL_ENV;
+pub use env_override::KernelNameError;
+#[cfg(feature = "std")]
+pub use env_override::{kernel_override, KernelOverrideError};
 pub use error::{ErrorKind, Utf8Error};
 #[cfg(feature = "std")]
 pub use io::Utf8Reader;
 #[cfg(feature = "alloc")]
 pub use lossy::from_utf8_lossy;
+#[cfg(feature = "alloc")]
+pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
 pub use stream::StreamValidator;
 
 /// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when
@@ -141,17 +160,14 @@ pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, Utf8Error> {
 }
 
 /// The kernel [`validate`] and [`from_utf8`] use on this machine: the
-/// fastest available, or the one `UTF8GUARD_KERNEL` names.
+/// fastest available, or the one `UTF8GUARD_KERNEL` names if this CPU can
+/// run it (see [`kernel_override`]).
 ///
 /// ```
 /// let kernel = utf8guard::active_kernel();
 /// assert!(kernel.is_available());
 /// println!("validating with {kernel}");
 /// ```
-///
-/// # Panics
-/// With the `std` feature, when `UTF8GUARD_KERNEL` names an unknown kernel
-/// or one this CPU cannot run.
 pub fn active_kernel() -> Kernel {
     dispatch::active()
 }
@@ -222,14 +238,20 @@ impl Kernel {
         }
     }
 
-    /// The kernel compiled for this target with that [`name`](Self::name).
+    /// The kernel compiled for this target with that [`name`](Self::name),
+    /// in any case. [`by_name`](Self::by_name) also checks that this CPU
+    /// can run it.
     ///
     /// ```
     /// assert_eq!(utf8guard::Kernel::from_name("scalar"), Some(utf8guard::Kernel::Scalar));
+    /// assert_eq!(utf8guard::Kernel::from_name("SCALAR"), Some(utf8guard::Kernel::Scalar));
     /// assert_eq!(utf8guard::Kernel::from_name("avx1024"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<Kernel> {
-        Kernel::ALL.iter().copied().find(|k| k.name() == name)
+        Kernel::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name().eq_ignore_ascii_case(name))
     }
 
     /// `true` when this CPU can run the kernel.
@@ -354,3 +376,12 @@ pub mod __bench {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The reference DFA's types stay out of the API: no conversion from its
+/// `Fault` to [`ErrorKind`] is public.
+///
+/// ```compile_fail
+/// let kind: utf8guard::ErrorKind = utf8guard_dfa::Fault::Overlong.into();
+/// ```
+#[cfg(doctest)]
+pub struct NoFaultConversion;

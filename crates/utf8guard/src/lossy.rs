@@ -50,24 +50,37 @@ pub fn from_utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
         Ok(()) => return Cow::Borrowed(unsafe { core::str::from_utf8_unchecked(bytes) }),
         Err(offset) => offset,
     };
-    // Room for the input and, without growing, for a replacement longer
-    // than what it replaces in one byte in 500.
-    let mut out = String::with_capacity(bytes.len() + bytes.len() / 256 + 16);
+    let mut out = String::with_capacity(capacity(bytes.len()));
+    push_lossy(&mut out, bytes, first);
+    Cow::Owned(out)
+}
+
+/// Room for `len` bytes of input and, without growing, for a replacement
+/// longer than what it replaces in one byte in 500.
+pub(crate) fn capacity(len: usize) -> usize {
+    len + len / 256 + 16
+}
+
+/// Appends the lossy conversion of `bytes` to `out`, given `first`, a
+/// kernel's offset for `bytes` (or any offset the bytes before which are
+/// well formed but for an unfinished character in their last 3 bytes, such
+/// as an error's `valid_up_to`).
+pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
     let mut at = 0;
     let mut flagged = first;
     loop {
         // The kernel validated `bytes[at..flagged]` up to, possibly, an
         // unfinished character in its last 3 bytes.
         let start = at + character_start(&bytes[at..], flagged - at);
-        push_valid(&mut out, &bytes[at..start]);
-        at = decode_replacing(&mut out, bytes, start);
+        push_valid(out, &bytes[at..start]);
+        at = decode_replacing(out, bytes, start);
         if at == bytes.len() {
-            return Cow::Owned(out);
+            return;
         }
         match dispatch::run(&bytes[at..]) {
             Ok(()) => {
-                push_valid(&mut out, &bytes[at..]);
-                return Cow::Owned(out);
+                push_valid(out, &bytes[at..]);
+                return;
             }
             Err(offset) => flagged = at + offset,
         }
@@ -222,7 +235,8 @@ fn push_valid(out: &mut String, valid: &[u8]) {
     // SAFETY: every caller passes bytes found well formed: a prefix that
     // the active kernel validated, cut back to a character start (the
     // kernel's contract: everything before its offset is well formed but
-    // for an unfinished character in the last 3 bytes), or whole
+    // for an unfinished character in the last 3 bytes; `push_lossy`'s
+    // callers give such an offset), or whole
     // characters that `check_character` accepted and ASCII bytes.
     out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
 }

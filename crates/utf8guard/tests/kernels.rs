@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{check, filler, FromFault, MALFORMED, TRUNCATED};
+use common::{check, filler, MALFORMED, TRUNCATED};
 use proptest::prelude::*;
 use utf8guard::{ErrorKind, Kernel};
 
@@ -223,12 +223,4 @@ proptest! {
         }
         check(&bytes);
     }
-}
-
-#[test]
-fn kind_mapping_is_total() {
-    assert_eq!(
-        ErrorKind::from_fault(utf8guard_dfa::Fault::Incomplete),
-        ErrorKind::Incomplete
-    );
 }
