@@ -62,9 +62,9 @@
 extern crate alloc;
 
 mod batch;
-mod dialect;
 mod chunks;
 pub mod compat;
+mod dialect;
 mod dispatch;
 mod env_override;
 mod error;
@@ -83,8 +83,8 @@ mod stream;
 use core::fmt;
 
 pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
-pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
+pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use dispatch::KERNEL_ENV;
 pub use env_override::KernelNameError;
 #[cfg(feature = "std")]

@@ -65,6 +65,18 @@ impl SimdU8 for V256 {
     }
 
     #[inline(always)]
+    fn eq(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_cmpeq_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn signed_min(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_min_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn min(self, other: Self) -> Self {
         // SAFETY: a `V256` exists only on a CPU with AVX2.
         V256(unsafe { _mm256_min_epu8(self.0, other.0) })

@@ -67,6 +67,30 @@ impl SimdU8 for V512 {
     }
 
     #[inline(always)]
+    fn eq(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        V512(unsafe { _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(self.0, other.0)) })
+    }
+
+    #[inline(always)]
+    fn select_eq2(self, a: Self, other: Self, mask: Self, b: Self, out: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW. The
+        // comparisons give mask registers, and the second runs only in the
+        // lanes the first set: no vector of 00/FF is made.
+        V512(unsafe {
+            let first = _mm512_cmpeq_epi8_mask(self.0, a.0);
+            let both = _mm512_mask_cmpeq_epi8_mask(first, _mm512_and_si512(other.0, mask.0), b.0);
+            _mm512_maskz_mov_epi8(both, out.0)
+        })
+    }
+
+    #[inline(always)]
+    fn signed_min(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        V512(unsafe { _mm512_min_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn min(self, other: Self) -> Self {
         // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW.
         V512(unsafe { _mm512_min_epu8(self.0, other.0) })

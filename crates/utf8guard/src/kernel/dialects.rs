@@ -58,6 +58,21 @@
 //!      dialect's automaton over the flagged block and goes on with the
 //!      kernel after it.
 //!
+//! 4. **A screen** ([`Spec::Screen`]): most text of a dialect never uses
+//!    what makes it differ from UTF-8 (a surrogate, a 5-byte sequence,
+//!    `C0 80`), and the checks for those features cost a fifth to a third of
+//!    the kernel's speed. So a dialect may name a cheaper spec that passes
+//!    every block of its common text and flags any block that holds one of
+//!    the rarer forms (or an error): WTF-8's is strict UTF-8 itself,
+//!    CESU-8's flags every surrogate, modified UTF-8's every `C0`, RFC 2279's
+//!    and Corrected UTF-8's every lead byte from `F8` on, with the
+//!    continuation bytes required only up to 4-byte sequences. A flagged
+//!    block is checked again with the dialect's own spec, and so are the
+//!    next few blocks (text that has one surrogate tends to have more), and
+//!    only a block that fails both is an error. The screen's tables and
+//!    flags are derived the same way; its longest sequence stays the
+//!    dialect's, so what it says about a block's end is exact.
+//!
 //! To add a dialect: write its grammar in `utf8guard-dfa`, list its ill-formed
 //! pair families here (each found by reading the grammar's rows as above),
 //! set the flags, and add it to `Dialect` and to [`for_each_spec!`]. The
@@ -100,6 +115,16 @@ pub(crate) trait Spec {
     const RULES: Rules;
     /// The longest sequence, in bytes: 3, 4 or 6.
     const MAX_LEN: usize;
+    /// The longest sequence whose continuation bytes the check requires
+    /// (`prev2`.. up to `prev{MUST_LEN - 1}`): `MAX_LEN`, except in a
+    /// screen, which leaves longer sequences to be flagged.
+    const MUST_LEN: usize = Self::MAX_LEN;
+    /// A cheaper check that every block is tried with first ([`Self::SCREENED`]).
+    type Screen: Spec;
+    /// Blocks go through [`Self::Screen`] first: a block it passes is well
+    /// formed in this dialect, and only one it flags is checked with this
+    /// dialect's own rules.
+    const SCREENED: bool = false;
     /// `00` is ill formed.
     const NO_NUL: bool = false;
     /// `FE` and `FF` are ill formed.
@@ -274,6 +299,7 @@ mod utf8 {
 /// Strict UTF-8 (Unicode Table 3-7).
 pub(crate) struct Utf8;
 impl Spec for Utf8 {
+    type Screen = Self;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::UTF8;
     const RULES: Rules = tables(&join::<8, 1, 9>(
         utf8::FAMILIES_BUT_SURROGATE,
@@ -286,18 +312,23 @@ impl Spec for Utf8 {
 /// surrogate family.
 pub(crate) struct Unicode31;
 impl Spec for Unicode31 {
+    type Screen = Self;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::UNICODE_3_1;
     const RULES: Rules = tables(&utf8::FAMILIES_BUT_SURROGATE);
     const MAX_LEN: usize = 4;
 }
 
-/// WTF-8: Unicode 3.1, with the surrogates marked for the pair rule.
+/// WTF-8: Unicode 3.1, with the trail surrogates marked for the pair rule.
+/// Screened by strict UTF-8, whose well-formed blocks are well-formed
+/// WTF-8: only a block with a surrogate (or an error) meets the pair rule.
 pub(crate) struct Wtf8;
 impl Spec for Wtf8 {
+    type Screen = Utf8;
+    const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::WTF8;
     const RULES: Rules = tables(&join::<8, 1, 9>(
         utf8::FAMILIES_BUT_SURROGATE,
-        [family(SURROGATE_MARK, one(0xE), one(0xD), span(0xA, 0xB))],
+        [family(SURROGATE_MARK, one(0xE), one(0xD), one(0xB))],
     ));
     const MAX_LEN: usize = 4;
     const PAIRS: Pairs = Pairs::Forbidden;
@@ -318,26 +349,48 @@ mod three {
     ];
 }
 
-/// CESU-8: three-byte sequences at most, surrogates in pairs.
+/// CESU-8: three-byte sequences at most, surrogates in pairs (the trail's
+/// second byte marked for the rule).
 pub(crate) struct Cesu8;
 impl Spec for Cesu8 {
+    type Screen = Cesu8Screen;
+    const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
     const RULES: Rules = tables(&join::<4, 2, 6>(
         three::FAMILIES,
         [
             // `C0`, `C1`: no row.
             family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
-            family(SURROGATE_MARK, one(0xE), one(0xD), span(0xA, 0xB)),
+            family(SURROGATE_MARK, one(0xE), one(0xD), one(0xB)),
         ],
     ));
     const MAX_LEN: usize = 3;
     const PAIRS: Pairs = Pairs::Required;
 }
 
+/// CESU-8's screen: its families, with every surrogate flagged (text of
+/// the BMP passes it).
+pub(crate) struct Cesu8Screen;
+impl Spec for Cesu8Screen {
+    type Screen = Self;
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
+    const RULES: Rules = tables(&join::<4, 2, 6>(
+        three::FAMILIES,
+        [
+            family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
+            // `ED A0..BF`.
+            family(1 << 4, one(0xE), one(0xD), span(0xA, 0xB)),
+        ],
+    ));
+    const MAX_LEN: usize = 3;
+}
+
 /// Java's modified UTF-8: like CESU-8 without the pair rule, no `00`, and
 /// `C0 80` the only sequence led by `C0`.
 pub(crate) struct Mutf8;
 impl Spec for Mutf8 {
+    type Screen = Mutf8Screen;
+    const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
     const RULES: Rules = tables(&join::<4, 3, 7>(
         three::FAMILIES,
@@ -361,10 +414,31 @@ impl Spec for Mutf8 {
     const NO_NUL: bool = true;
 }
 
+/// Modified UTF-8's screen: without the fourth table, `C0` followed by any
+/// continuation byte is flagged (text without U+0000 passes it).
+pub(crate) struct Mutf8Screen;
+impl Spec for Mutf8Screen {
+    type Screen = Self;
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
+    const RULES: Rules = tables(&join::<4, 1, 5>(
+        three::FAMILIES,
+        [family(1 << 3, one(0xC), span(0x0, 0x1), CONT)],
+    ));
+    const MAX_LEN: usize = 3;
+    const NO_NUL: bool = true;
+}
+
+/// A lead byte from `F8` on (or `FE`, `FF`), whatever follows it: the 5-
+/// and 6-byte sequences that the screens of RFC 2279 and Corrected UTF-8
+/// leave to their dialects' own checks.
+const LONG_LEAD: u8 = 1 << 3;
+
 /// RFC 2279: six-byte sequences, overlong forms of every length, no `C0`,
 /// `C1`, `FE`, `FF`.
 pub(crate) struct Rfc2279;
 impl Spec for Rfc2279 {
+    type Screen = Rfc2279Screen;
+    const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::RFC2279;
     const RULES: Rules = tables(&join::<3, 5, 8>(
         STRUCTURE,
@@ -397,10 +471,31 @@ impl Spec for Rfc2279 {
     const NO_FE_FF: bool = true;
 }
 
+/// RFC 2279's screen: its families of sequences of up to 4 bytes, with
+/// every lead byte from `F8` on flagged (text up to U+1FFFFF passes it).
+pub(crate) struct Rfc2279Screen;
+impl Spec for Rfc2279Screen {
+    type Screen = Self;
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::RFC2279;
+    const RULES: Rules = tables(&join::<3, 4, 7>(
+        STRUCTURE,
+        [
+            family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
+            family(1 << 2, one(0xE), one(0x0), span(0x8, 0x9)),
+            family(1 << 4, one(0xF), one(0x0), one(0x8)),
+            family(LONG_LEAD, one(0xF), span(0x8, 0xF), ALL),
+        ],
+    ));
+    const MAX_LEN: usize = 6;
+    const MUST_LEN: usize = 4;
+}
+
 /// Corrected UTF-8: structure only, six-byte sequences, no `00`, and every
 /// `FE`/`FF` flagged for the automaton (a reserved run may follow it).
 pub(crate) struct Corrected;
 impl Spec for Corrected {
+    type Screen = CorrectedScreen;
+    const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CORRECTED;
     const RULES: Rules = tables(&join::<3, 1, 4>(
         STRUCTURE,
@@ -409,6 +504,22 @@ impl Spec for Corrected {
     const MAX_LEN: usize = 6;
     const NO_NUL: bool = true;
     const DFA_DECIDES: bool = true;
+}
+
+/// Corrected UTF-8's screen: sequences of up to 4 bytes, every lead byte
+/// from `F8` on flagged (the 5- and 6-byte sequences and the reserved
+/// runs).
+pub(crate) struct CorrectedScreen;
+impl Spec for CorrectedScreen {
+    type Screen = Self;
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CORRECTED;
+    const RULES: Rules = tables(&join::<3, 1, 4>(
+        STRUCTURE,
+        [family(LONG_LEAD, one(0xF), span(0x8, 0xF), ALL)],
+    ));
+    const MAX_LEN: usize = 6;
+    const MUST_LEN: usize = 4;
+    const NO_NUL: bool = true;
 }
 
 /// Expands `$body` once per dialect with `$spec` bound to its spec type and

@@ -85,11 +85,14 @@ use super::simd::SimdU8;
 /// Bytes per block of the main loop.
 pub(crate) const BLOCK: usize = 64;
 /// Bytes of look-behind a dialect needs: 3 (enough for `prev3`, which the
-/// 4-byte dialects and the surrogate-pair rule use), or 5 for the 6-byte
+/// 4-byte dialects use), 4 with a surrogate-pair rule (a lead surrogate's
+/// `ED` stands 4 bytes before its trail's second byte), 5 for the 6-byte
 /// dialects.
-const fn behind(max_len: usize) -> usize {
-    if max_len > 4 {
+const fn behind<D: Spec>() -> usize {
+    if D::MAX_LEN > 4 {
         5
+    } else if !matches!(D::PAIRS, Pairs::Free) {
+        4
     } else {
         3
     }
@@ -123,6 +126,7 @@ static INCOMPLETE_MAX_4: [u8; 128] = incomplete_max(4);
 static INCOMPLETE_MAX_6: [u8; 128] = incomplete_max(6);
 
 /// The rules and constants as vectors, made once per call.
+#[derive(Clone, Copy)]
 struct Tables<V> {
     byte_1_high: V,
     byte_1_low: V,
@@ -145,6 +149,11 @@ struct Tables<V> {
     below_fe: V,
     /// [`SURROGATE_MARK`] in every lane.
     surrogate_mark: V,
+    /// `ED`, `F0` and `A0` in every lane: the pair rule's lead surrogate,
+    /// `ED A0..AF`.
+    ed: V,
+    high_nibble_mask: V,
+    a0: V,
     /// Non-zero after saturating subtraction in the lanes before a boundary
     /// when they hold a lead byte whose sequence cannot end before it: the
     /// last lanes, or with `LOADS` the first lanes of a vector loaded
@@ -157,6 +166,7 @@ impl<V: SimdU8> Tables<V> {
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
     unsafe fn new<D: Spec>(loads: bool) -> Self {
+        const { assert!(behind::<D>() <= 5) };
         const { assert!(V::LANES <= BLOCK && BLOCK.is_multiple_of(V::LANES)) };
         let table = match D::MAX_LEN {
             3 => &INCOMPLETE_MAX_3,
@@ -164,7 +174,7 @@ impl<V: SimdU8> Tables<V> {
             _ => &INCOMPLETE_MAX_6,
         };
         let from = if loads {
-            64 - behind(D::MAX_LEN)
+            64 - behind::<D>()
         } else {
             64 - V::LANES
         };
@@ -187,6 +197,9 @@ impl<V: SimdU8> Tables<V> {
                 one: V::splat(1),
                 below_fe: V::splat(0xFD),
                 surrogate_mark: V::splat(SURROGATE_MARK),
+                ed: V::splat(0xED),
+                high_nibble_mask: V::splat(0xF0),
+                a0: V::splat(0xA0),
                 incomplete_max: V::load(max),
             }
         }
@@ -214,7 +227,7 @@ impl<V: SimdU8> Behind<V> {
     ///
     /// # Safety
     /// The CPU must support `V`'s instruction set, and
-    /// `at - behind(D::MAX_LEN) .. at + LANES - 1` must be valid for reads.
+    /// `at - behind::<D>() .. at + LANES - 1` must be valid for reads.
     #[inline(always)]
     unsafe fn loaded<D: Spec>(at: *const u8) -> Self {
         // SAFETY: the bytes from `at - behind` on are readable (caller).
@@ -226,12 +239,12 @@ impl<V: SimdU8> Behind<V> {
                 p1,
                 p2,
                 p3,
-                p4: if behind(D::MAX_LEN) >= 4 {
+                p4: if behind::<D>() >= 4 {
                     V::load(at.wrapping_sub(4))
                 } else {
                     p3
                 },
-                p5: if behind(D::MAX_LEN) >= 5 {
+                p5: if behind::<D>() >= 5 {
                     V::load(at.wrapping_sub(5))
                 } else {
                     p3
@@ -250,12 +263,12 @@ impl<V: SimdU8> Behind<V> {
             p1,
             p2,
             p3,
-            p4: if behind(D::MAX_LEN) >= 4 {
+            p4: if behind::<D>() >= 4 {
                 input.prev::<4>(before)
             } else {
                 p3
             },
-            p5: if behind(D::MAX_LEN) >= 5 {
+            p5: if behind::<D>() >= 5 {
                 input.prev::<5>(before)
             } else {
                 p3
@@ -264,16 +277,18 @@ impl<V: SimdU8> Behind<V> {
     }
 }
 
-/// The error bits of one vector, given the bytes that precede each of its
-/// lanes. `surrogates` holds the surrogate marks of the vector before (for
-/// a dialect with a pair rule) and becomes this vector's.
+/// Lanes where a lead surrogate's second byte stands 3 bytes back: `ED` 4
+/// bytes back and `A0..AF` 3 bytes back. [`SURROGATE_MARK`] there, zero
+/// elsewhere.
 #[inline(always)]
-fn check_vector<V: SimdU8, D: Spec>(
-    t: &Tables<V>,
-    input: V,
-    behind: &Behind<V>,
-    surrogates: &mut V,
-) -> V {
+fn lead_back<V: SimdU8>(t: &Tables<V>, p4: V, p3: V) -> V {
+    p4.select_eq2(t.ed, p3, t.high_nibble_mask, t.a0, t.surrogate_mark)
+}
+
+/// The error bits of one vector, given the bytes that precede each of its
+/// lanes.
+#[inline(always)]
+fn check_vector<V: SimdU8, D: Spec>(t: &Tables<V>, input: V, behind: &Behind<V>) -> V {
     let byte_1_high = behind.p1.high_nibbles().lookup(t.byte_1_high);
     let byte_1_low = behind.p1.and(t.low_nibble_mask).lookup(t.byte_1_low);
     let byte_2_high = input.high_nibbles().lookup(t.byte_2_high);
@@ -283,10 +298,10 @@ fn check_vector<V: SimdU8, D: Spec>(
         special = special.and(byte_2_low);
     }
     let mut required = behind.p2.saturating_sub(t.third_byte);
-    if D::MAX_LEN >= 4 {
+    if D::MUST_LEN >= 4 {
         required = required.or(behind.p3.saturating_sub(t.fourth_byte));
     }
-    if D::MAX_LEN >= 6 {
+    if D::MUST_LEN >= 6 {
         required = required
             .or(behind.p4.saturating_sub(t.fifth_byte))
             .or(behind.p5.saturating_sub(t.sixth_byte));
@@ -296,19 +311,16 @@ fn check_vector<V: SimdU8, D: Spec>(
         error = error.or(input.saturating_sub(t.below_fe));
     }
     if D::PAIRS != Pairs::Free {
-        // The marks of surrogates' second bytes, here and 3 bytes back; bit
-        // 4 of the byte tells a lead (`A0..AF`, 0) from a trail (`B0..BF`).
-        let marks = special.and(t.surrogate_mark);
-        let lead_back = marks.prev::<3>(*surrogates).and_not(behind.p3);
-        let trail_here = marks.and(input);
-        *surrogates = marks;
-        let pair_error = if D::PAIRS == Pairs::Required {
-            lead_back.xor(trail_here)
+        // Bit 4 of `special` marks a trail surrogate's second byte (`ED
+        // B0..BF`). CESU-8: it is an error exactly when no lead stands 3
+        // bytes back, and so is a lead back there with no trail here.
+        // WTF-8: it is an error exactly when a lead stands back there.
+        let lead_back = lead_back(t, behind.p4, behind.p3);
+        error = if D::PAIRS == Pairs::Required {
+            error.xor(lead_back)
         } else {
-            lead_back.and(trail_here)
+            error.and_not(t.surrogate_mark.and_not(lead_back))
         };
-        // The mark is not an error in itself: take it out, put the rule in.
-        error = error.xor(marks).or(pair_error);
     }
     error
 }
@@ -324,9 +336,6 @@ struct Carry<V> {
     /// tables is laid out for loads, so the value it computes is not
     /// meaningful.
     incomplete: bool,
-    /// The surrogate marks of the block's last vector (dialects with a pair
-    /// rule only; zero after an ASCII block).
-    surrogates: V,
 }
 
 impl<V: SimdU8> Carry<V> {
@@ -336,7 +345,48 @@ impl<V: SimdU8> Carry<V> {
         Carry {
             prev: t.zero(),
             incomplete: false,
-            surrogates: t.zero(),
+        }
+    }
+}
+
+/// How many steps after a block its screen flagged go to the dialect's
+/// own check directly (see [`Spec::Screen`]); when the screen flags the
+/// block after such a run too, the next run is twice as long, up to
+/// [`EXACT_RUN_MAX`], so that text dense in the rarer forms (CESU-8's
+/// surrogate pairs in text of emoji) seldom pays for a screen.
+const EXACT_RUN: u32 = 4;
+const EXACT_RUN_MAX: u32 = 256;
+
+/// The tables of a dialect and of its screen, and which of them the next
+/// step starts with.
+struct Checker<V> {
+    t: Tables<V>,
+    screen: Tables<V>,
+    /// Steps left that skip the screen.
+    exact_left: u32,
+    /// The length of the next run of steps that skip it.
+    exact_run: u32,
+}
+
+impl<V: SimdU8> Checker<V> {
+    /// # Safety
+    /// The CPU must support `V`'s instruction set.
+    #[inline(always)]
+    unsafe fn new<D: Spec>(loads: bool) -> Self {
+        // SAFETY: the caller guarantees the instruction set.
+        let t = unsafe { Tables::<V>::new::<D>(loads) };
+        let screen = if D::SCREENED {
+            const { assert!(<D::Screen as Spec>::MAX_LEN == D::MAX_LEN) };
+            // SAFETY: as above.
+            unsafe { Tables::<V>::new::<D::Screen>(loads) }
+        } else {
+            t
+        };
+        Checker {
+            t,
+            screen,
+            exact_left: 0,
+            exact_run: EXACT_RUN,
         }
     }
 }
@@ -358,14 +408,14 @@ enum Verdict {
 #[inline(always)]
 unsafe fn check_block<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
-    t: &Tables<V>,
+    c: &mut Checker<V>,
     carry: &mut Carry<V>,
 ) -> Verdict {
     // SAFETY: 64 bytes from `ptr` are readable (caller).
     let block = unsafe { V::load_block(ptr) };
     // SAFETY: the block, and with `LOADS` the bytes before it, are
     // readable (caller).
-    unsafe { check_vectors::<V, LOADS, D>(ptr, block.as_ref(), &[], t, carry) }
+    unsafe { check_screened::<V, LOADS, D>(ptr, block.as_ref(), &[], c, carry) }
 }
 
 /// Check two consecutive 64-byte blocks with one test for errors: in text
@@ -377,13 +427,50 @@ unsafe fn check_block<V: SimdU8, const LOADS: bool, D: Spec>(
 #[inline(always)]
 unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
-    t: &Tables<V>,
+    c: &mut Checker<V>,
     carry: &mut Carry<V>,
 ) -> Verdict {
     // SAFETY: 128 bytes from `ptr` are readable (caller).
     let (first, second) = unsafe { (V::load_block(ptr), V::load_block(ptr.wrapping_add(BLOCK))) };
     // SAFETY: `ptr - behind .. ptr + 128` is readable (caller).
-    unsafe { check_vectors::<V, LOADS, D>(ptr, first.as_ref(), second.as_ref(), t, carry) }
+    unsafe { check_screened::<V, LOADS, D>(ptr, first.as_ref(), second.as_ref(), c, carry) }
+}
+
+/// [`check_vectors`] with the dialect's screen first, where it has one: a
+/// block the screen passes is done; one it flags is checked with the
+/// dialect's own tables, and so are the next [`EXACT_RUN`] steps. (A block
+/// the screen flags leaves `carry` as it was.)
+///
+/// # Safety
+/// As [`check_vectors`], with the look-behind of both specs.
+#[inline(always)]
+unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
+    ptr: *const u8,
+    first: &[V],
+    second: &[V],
+    c: &mut Checker<V>,
+    carry: &mut Carry<V>,
+) -> Verdict {
+    if D::SCREENED {
+        if c.exact_left > 0 {
+            c.exact_left -= 1;
+        } else {
+            // SAFETY: the caller's contract (the screen reads no more
+            // look-behind than the dialect: its longest sequence is the
+            // same, and it has no pair rule).
+            let verdict = unsafe {
+                check_vectors::<V, LOADS, D::Screen>(ptr, first, second, &c.screen, carry)
+            };
+            if verdict != Verdict::Error {
+                c.exact_run = EXACT_RUN;
+                return verdict;
+            }
+            c.exact_left = c.exact_run;
+            c.exact_run = (c.exact_run * 2).min(EXACT_RUN_MAX);
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { check_vectors::<V, LOADS, D>(ptr, first, second, &c.t, carry) }
 }
 
 /// Check the vectors of `first` then `second`, the bytes loaded from `ptr`
@@ -391,8 +478,7 @@ unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and the vectors' bytes (and
-/// with `LOADS`, or with a surrogate-pair rule after a vector with a
-/// surrogate, the [`behind`] bytes before `ptr`) must be valid for reads.
+/// with `LOADS` the [`behind`] bytes before `ptr`) must be valid for reads.
 #[inline(always)]
 unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
@@ -414,8 +500,12 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
         any_high = any_high.or(v);
     }
     if D::NO_NUL {
+        // Two loops, not a chain, for the reason above.
         let mut lowest = first[0];
-        for &v in first[1..].iter().chain(second) {
+        for &v in &first[1..] {
+            lowest = lowest.min(v);
+        }
+        for &v in second {
             lowest = lowest.min(v);
         }
         if t.one.saturating_sub(lowest).any() {
@@ -423,15 +513,10 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
         }
     }
     let verdict = if any_high.is_ascii() {
-        // The bytes before the block, in the first lanes of a vector.
-        let before = if LOADS {
+        let ends_inside = if LOADS {
             // SAFETY: `ptr - behind .. ptr - behind + LANES` is readable
             // (caller).
-            unsafe { V::load(ptr.wrapping_sub(behind(D::MAX_LEN))) }
-        } else {
-            first[0].prev::<3>(carry.prev)
-        };
-        let ends_inside = if LOADS {
+            let before = unsafe { V::load(ptr.wrapping_sub(behind::<D>())) };
             before.saturating_sub(t.incomplete_max).any()
         } else {
             carry.incomplete
@@ -440,31 +525,31 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
             return Verdict::Error;
         }
         if D::PAIRS == Pairs::Required {
-            // A lead surrogate whose second byte is among the last 3 before
-            // the block needs a trail in it: the pair rule of the block's
-            // first lanes, with no trail there. (`before` holds the 3 bytes
-            // before the block in its first lanes: `behind` is 3 here.)
-            const { assert!(!matches!(D::PAIRS, Pairs::Required) || behind(D::MAX_LEN) == 3) };
-            let lead_back = t.zero().prev::<3>(carry.surrogates).and_not(before);
-            if lead_back.any() {
+            // A lead surrogate that ends in the last 3 bytes before the
+            // block needs its trail in the block, which has none.
+            let back = if LOADS {
+                // SAFETY: the `behind` bytes before `ptr` are readable
+                // (caller).
+                unsafe { Behind::loaded::<D>(ptr) }
+            } else {
+                Behind::shifted::<D>(first[0], carry.prev)
+            };
+            if lead_back(t, back.p4, back.p3).any() {
                 return Verdict::Error;
             }
         }
-        carry.surrogates = t.zero();
         Verdict::Ascii
     } else {
         let mut error = t.zero();
         let mut before = carry.prev;
         for (k, &input) in first.iter().enumerate() {
             // SAFETY: vector `k` is one of the vectors' (caller).
-            error =
-                error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t, carry) });
+            error = error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t) });
         }
         for (k, &input) in second.iter().enumerate() {
             let k = first.len() + k;
             // SAFETY: as above.
-            error =
-                error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t, carry) });
+            error = error.or(unsafe { check_at::<V, LOADS, D>(ptr, k, input, &mut before, t) });
         }
         if error.any() {
             return Verdict::Error;
@@ -495,7 +580,6 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
     input: V,
     before: &mut V,
     t: &Tables<V>,
-    carry: &mut Carry<V>,
 ) -> V {
     let behind = if LOADS {
         // SAFETY: `at - behind .. at + LANES` is readable (caller).
@@ -504,7 +588,7 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
         Behind::shifted::<D>(input, *before)
     };
     *before = input;
-    check_vector::<V, D>(t, input, &behind, &mut carry.surrogates)
+    check_vector::<V, D>(t, input, &behind)
 }
 
 /// Bytes per step in a run of ASCII.
@@ -522,26 +606,26 @@ unsafe fn is_ascii_run<V: SimdU8, const N: usize, D: Spec>(ptr: *const u8) -> bo
     const { assert!(N >= V::LANES && N.is_multiple_of(V::LANES)) };
     // SAFETY: N bytes from `ptr` are readable (caller).
     let first = unsafe { V::load(ptr) };
-    let mut any_high = first;
-    let mut lowest = first;
+    // In a dialect without `00`, the bytes must be `01..7F`: positive as
+    // signed bytes, so their signed minimum tells both at once.
+    let mut acc = first;
     for k in 1..N / V::LANES {
         // SAFETY: as above; `k * LANES + LANES <= N`.
         let v = unsafe { V::load(ptr.wrapping_add(k * V::LANES)) };
-        any_high = any_high.or(v);
-        if D::NO_NUL {
-            lowest = lowest.min(v);
-        }
+        acc = if D::NO_NUL {
+            acc.signed_min(v)
+        } else {
+            acc.or(v)
+        };
     }
     if D::NO_NUL {
-        // `1 - lowest` (saturating) is not zero exactly where `lowest` is
-        // `00`.
+        // A negative lane is a byte from `80` on; a zero lane a `00`
+        // (`1 - 0` is the one unsigned difference that is not zero).
         // SAFETY: the caller guarantees the instruction set.
         let one = unsafe { V::splat(1) };
-        if one.saturating_sub(lowest).any() {
-            return false;
-        }
+        return acc.is_ascii() && !one.saturating_sub(acc).any();
     }
-    any_high.is_ascii()
+    acc.is_ascii()
 }
 
 /// Inputs up to this long go through [`ascii_prefix`] first. Longer ones
@@ -601,7 +685,7 @@ const fn pad_byte<D: Spec>() -> u8 {
 pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     bytes: &[u8],
 ) -> Result<(), usize> {
-    let pad = behind(D::MAX_LEN);
+    let pad = behind::<D>();
     let len = bytes.len();
     if len < BLOCK {
         // SAFETY: the caller guarantees the instruction set.
@@ -620,7 +704,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         0
     };
     // SAFETY: the caller guarantees the instruction set.
-    let t = unsafe { Tables::<V>::new::<D>(LOADS) };
+    let mut c = unsafe { Checker::<V>::new::<D>(LOADS) };
 
     // The first block, in place: its look-behind bytes are made by shifting
     // a vector of zeros into its first vector (the shuffle strategy), so
@@ -628,13 +712,13 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     // as if it followed ASCII. After an ASCII prefix, the run of ASCII the
     // main loop skips is where the checking starts (the bytes before it
     // being ASCII, zeros stand for them as look-behind).
-    let mut carry = Carry::after_ascii(&t);
+    let mut carry = Carry::after_ascii(&c.t);
     let (mut verdict, mut pos) = if start == 0 {
         // SAFETY: `len >= BLOCK`; with the shuffle strategy only the
         // block's own bytes are read (and the pair rule reads before the
         // block only after a vector with a surrogate, of which there is
         // none before the first).
-        let verdict = unsafe { check_block::<V, false, D>(bytes.as_ptr(), &t, &mut carry) };
+        let verdict = unsafe { check_block::<V, false, D>(bytes.as_ptr(), &mut c, &mut carry) };
         if verdict == Verdict::Error {
             return Err(0);
         }
@@ -655,7 +739,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
             if misaligned != 0 && len - pos >= ASCII_STEP + V::LANES {
                 // SAFETY: `pos + LANES <= len`: the bytes are in `bytes`.
                 let v = unsafe { V::load(bytes.as_ptr().wrapping_add(pos)) };
-                if v.is_ascii() && !(D::NO_NUL && t.one.saturating_sub(v).any()) {
+                if v.is_ascii() && !(D::NO_NUL && c.t.one.saturating_sub(v).any()) {
                     pos += V::LANES - misaligned;
                 }
             }
@@ -669,7 +753,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
             if pos != start {
                 // The skipped bytes are ASCII: as look-behind, a vector of
                 // zeros stands for them.
-                carry = Carry::after_ascii(&t);
+                carry = Carry::after_ascii(&c.t);
             }
             if len - pos < BLOCK {
                 break;
@@ -679,14 +763,18 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
             // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + 2 * BLOCK`
             // is inside `bytes`.
             verdict = unsafe {
-                check_two_blocks::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
+                check_two_blocks::<V, LOADS, D>(
+                    bytes.as_ptr().wrapping_add(pos),
+                    &mut c,
+                    &mut carry,
+                )
             };
             2 * BLOCK
         } else {
             // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + BLOCK` is
             // inside `bytes`.
             verdict = unsafe {
-                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &t, &mut carry)
+                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &mut c, &mut carry)
             };
             BLOCK
         };
@@ -697,7 +785,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     }
     let rest = len - pos;
     if rest > 0 {
-        if LOADS && len >= BLOCK + pad && D::PAIRS == Pairs::Free {
+        if LOADS && len >= BLOCK + pad {
             // The tail, as the last whole block of the input: it overlaps
             // bytes already checked, which is harmless, and reads nothing
             // past the end. An error in it lies after `len - BLOCK`, since
@@ -706,21 +794,22 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
             // SAFETY: `at >= pad`, so `at - pad .. at + BLOCK = len` is
             // inside `bytes`.
             if unsafe {
-                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(at), &t, &mut carry)
+                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(at), &mut c, &mut carry)
             } == Verdict::Error
             {
                 return Err(at);
             }
         } else {
             // The tail, with its real look-behind, then padding: the shuffle
-            // strategy and the pair rule need the vector before the tail in
-            // `carry`, which an overlapping block would not have.
+            // strategy needs the vector before the tail in `carry`, which an
+            // overlapping block would not have.
             let mut buf = [pad_byte::<D>(); 5 + BLOCK];
             buf[5 - pad..5 + rest].copy_from_slice(&bytes[pos - pad..]);
             // SAFETY: `buf` holds `pad` look-behind bytes before offset 5
             // and a whole block after it.
-            if unsafe { check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), &t, &mut carry) }
-                == Verdict::Error
+            if unsafe {
+                check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), &mut c, &mut carry)
+            } == Verdict::Error
             {
                 return Err(pos);
             }
@@ -752,7 +841,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
 unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    let pad = behind(D::MAX_LEN);
+    let pad = behind::<D>();
     let len = bytes.len();
     debug_assert!(len < BLOCK);
     if len < V::LANES && V::Half::LANES < V::LANES {
@@ -761,9 +850,10 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
         return unsafe { validate_short::<V::Half, LOADS, D>(bytes) };
     }
     // SAFETY: the caller guarantees `V`'s instruction set.
-    let t = &unsafe { Tables::<V>::new::<D>(LOADS) };
+    let mut c = unsafe { Checker::<V>::new::<D>(LOADS) };
+    let t = &c.t;
     let zero = t.zero();
-    if len < V::LANES || (len > V::LANES && len < V::LANES + pad) || D::PAIRS != Pairs::Free {
+    if len < V::LANES || (len > V::LANES && len < V::LANES + pad) {
         let mut buf = [pad_byte::<D>(); 5 + BLOCK];
         buf[5..5 + len].copy_from_slice(bytes);
         let mut carry = Carry::after_ascii(t);
@@ -773,7 +863,7 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
         // within 3 bytes of the block's end: the trail it needs would be
         // checked in the next block.
         return match unsafe {
-            check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), t, &mut carry)
+            check_block::<V, LOADS, D>(buf.as_ptr().wrapping_add(5), &mut c, &mut carry)
         } {
             Verdict::Error => Err(0),
             _ if D::PAIRS == Pairs::Required && ends_inside_sequence::<D>(bytes) => Err(len),
@@ -783,13 +873,7 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
     let ptr = bytes.as_ptr();
     // SAFETY: `len >= LANES`: the first vector is inside `bytes`.
     let first = unsafe { V::load(ptr) };
-    let mut unused_marks = zero;
-    let mut error = check_vector::<V, D>(
-        t,
-        first,
-        &Behind::shifted::<D>(first, zero),
-        &mut unused_marks,
-    );
+    let mut error = check_vector::<V, D>(t, first, &Behind::shifted::<D>(first, zero));
     let mut lowest = first;
     let mut at = V::LANES;
     while at < len {
@@ -801,7 +885,7 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
         // with `len >= LANES + pad` (shorter inputs took the buffer above).
         // So `p - pad .. p + LANES` is inside `bytes`.
         let (input, behind) = unsafe { (V::load(p), Behind::loaded::<D>(p)) };
-        error = error.or(check_vector::<V, D>(t, input, &behind, &mut unused_marks));
+        error = error.or(check_vector::<V, D>(t, input, &behind));
         if D::NO_NUL {
             lowest = lowest.min(input);
         }

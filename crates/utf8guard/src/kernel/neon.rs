@@ -73,6 +73,23 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn eq(self, other: Self) -> Self {
+        // SAFETY: NEON is available (see the type's documentation).
+        V128(unsafe { vceqq_u8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn signed_min(self, other: Self) -> Self {
+        // SAFETY: NEON is available (see the type's documentation).
+        V128(unsafe {
+            vreinterpretq_u8_s8(vminq_s8(
+                vreinterpretq_s8_u8(self.0),
+                vreinterpretq_s8_u8(other.0),
+            ))
+        })
+    }
+
+    #[inline(always)]
     fn min(self, other: Self) -> Self {
         // SAFETY: NEON is available (see the type's documentation).
         V128(unsafe { vminq_u8(self.0, other.0) })

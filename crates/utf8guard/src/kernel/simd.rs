@@ -53,6 +53,17 @@ pub(crate) trait SimdU8: Copy {
     /// `self & !other`, bit by bit.
     #[cfg_attr(not(test), allow(dead_code))] // used by the dialects' checks
     fn and_not(self, other: Self) -> Self;
+    /// Lane-wise equality: `FF` where the lanes are equal, else `00`.
+    fn eq(self, other: Self) -> Self;
+    /// `out` in the lanes where `self` equals `a` and `other & mask` equals
+    /// `b`, zero elsewhere.
+    #[inline(always)]
+    fn select_eq2(self, a: Self, other: Self, mask: Self, b: Self, out: Self) -> Self {
+        self.eq(a).and(other.and(mask).eq(b)).and(out)
+    }
+    /// Lane-wise minimum of the bytes as signed numbers (`80..FF` are
+    /// negative).
+    fn signed_min(self, other: Self) -> Self;
     /// Lane-wise unsigned minimum.
     #[cfg_attr(not(test), allow(dead_code))] // used by the dialects' checks
     fn min(self, other: Self) -> Self;
@@ -96,6 +107,30 @@ pub(crate) unsafe fn check_operations<V: SimdU8>() {
         assert!(same(va.and_not(vb), &map(|x, y| x & !y)));
         assert!(same(va.xor(vb), &map(|x, y| x ^ y)));
         assert!(same(va.min(vb), &map(|x, y| x.min(y))));
+        assert!(same(
+            va.signed_min(vb),
+            &map(|x, y| (x as i8).min(y as i8) as u8)
+        ));
+        let b_like_a: Vec<u8> = (0..64)
+            .map(|i| if i % 3 == 0 { a[i] } else { b[i] })
+            .collect();
+        let vc = V::load(b_like_a.as_ptr());
+        let eq: Vec<u8> = (0..n)
+            .map(|i| if a[i] == b_like_a[i] { 0xFF } else { 0 })
+            .collect();
+        assert!(same(va.eq(vc), &eq));
+        let out = V::splat(0x5A);
+        let masked: Vec<u8> = (0..n)
+            .map(|i| {
+                if a[i] == b_like_a[i] && b[i] & 0xF0 == 0xA0 {
+                    0x5A
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let select = va.select_eq2(vc, vb, V::splat(0xF0), V::splat(0xA0), out);
+        assert!(same(select, &masked));
         assert!(same(
             va.saturating_sub(vb),
             &map(|x, y| x.saturating_sub(y))

@@ -73,6 +73,18 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn eq(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included).
+        V128(unsafe { _mm_cmpeq_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn signed_min(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE4.1 included).
+        V128(unsafe { _mm_min_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn min(self, other: Self) -> Self {
         // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included).
         V128(unsafe { _mm_min_epu8(self.0, other.0) })
