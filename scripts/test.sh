@@ -6,9 +6,11 @@
 #
 # Cross tests (NEON under qemu-aarch64) and dispatch tests (qemu-x86_64 with
 # emulated CPUs) need qemu-user, gcc-aarch64-linux-gnu and the rustup target
-# aarch64-unknown-linux-gnu. In CI (CI=true) or with UTF8GUARD_INSTALL=1
-# they are installed when missing; otherwise a missing tool skips its step
-# with a message, and the summary says so.
+# aarch64-unknown-linux-gnu. The cross-check of the dialect oracles
+# against other implementations needs python3, a JDK, perl, node and npm
+# (and ICU's library). In CI (CI=true) or with UTF8GUARD_INSTALL=1 they are
+# installed when missing; otherwise a missing tool skips its step (or, for
+# the cross-check, its implementations) with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +60,21 @@ cargo build -p utf8guard --no-default-features --features alloc --quiet
 ok
 
 if ! have isutf8; then apt_install moreutils || true; fi
+
+# The dialect oracles' cross-check (crates/utf8guard-difftest/tests/independent)
+# runs other implementations: Python 3 (its codecs, and ICU and iconv through
+# ctypes), a JDK, Perl's Encode, Node.js and two npm packages. A missing one
+# is skipped with a notice, except in CI, where it fails the test.
+peers=crates/utf8guard-difftest/tests/independent/peers
+if ! have python3; then apt_install python3 || true; fi
+if ! have perl; then apt_install perl || true; fi
+if ! java --describe-module jdk.compiler >/dev/null 2>&1; then apt_install default-jdk-headless || true; fi
+if ! compgen -G "/usr/lib/*/libicuuc.so.*" >/dev/null; then apt_install icu-devtools || true; fi
+if ! have node; then apt_install nodejs || true; fi
+if ! have npm; then apt_install npm || true; fi
+if [[ ! -d "$peers/node_modules" ]] && $install && have npm; then
+    npm ci --prefix "$peers" --no-audit --no-fund --loglevel=error
+fi
 
 step "cargo test --workspace --release"
 cargo test --workspace --release
