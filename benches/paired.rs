@@ -47,6 +47,9 @@ pub struct Comparison<'a> {
     label: String,
     bytes: u64,
     contestants: Vec<(String, Run<'a>)>,
+    /// Bytes one call of each contestant processes, where it differs from
+    /// `bytes` (the same text in two encodings).
+    contestant_bytes: Vec<u64>,
 }
 
 impl std::fmt::Debug for Comparison<'_> {
@@ -74,6 +77,9 @@ pub struct Outcome {
     pub bytes: u64,
     /// The contestants, in the order they were added.
     pub names: Vec<String>,
+    /// Bytes one call of each contestant processes: `bytes`, unless the
+    /// contestants work on the same text in different encodings.
+    pub contestant_bytes: Vec<u64>,
     /// Calls per turn, for each contestant (set so a turn lasts about the
     /// slice asked for).
     pub iters: Vec<u64>,
@@ -92,6 +98,7 @@ impl<'a> Comparison<'a> {
             label: label.to_string(),
             bytes,
             contestants: Vec::new(),
+            contestant_bytes: Vec::new(),
         }
     }
 
@@ -104,6 +111,20 @@ impl<'a> Comparison<'a> {
     /// that depends on its result (it is passed to `black_box`).
     pub fn add(&mut self, name: impl Into<String>, run: impl FnMut() -> u64 + 'a) {
         self.contestants.push((name.into(), Box::new(run)));
+        self.contestant_bytes.push(self.bytes);
+    }
+
+    /// Adds a contestant that processes `bytes` per call rather than the
+    /// comparison's (the same text in another encoding, for instance), so
+    /// that throughputs, not times, are compared.
+    pub fn add_sized(
+        &mut self,
+        name: impl Into<String>,
+        bytes: u64,
+        run: impl FnMut() -> u64 + 'a,
+    ) {
+        self.contestants.push((name.into(), Box::new(run)));
+        self.contestant_bytes.push(bytes);
     }
 
     /// Times the contestants in turn: at least `min_rounds` rounds, and more
@@ -138,6 +159,7 @@ impl<'a> Comparison<'a> {
             label: self.label.clone(),
             bytes: self.bytes,
             names: self.contestants.iter().map(|(n, _)| n.clone()).collect(),
+            contestant_bytes: self.contestant_bytes.clone(),
             iters,
             rounds,
             ns,
@@ -181,6 +203,23 @@ impl Outcome {
         median(&ratios)
     }
 
+    /// The median over rounds of contestant `a`'s throughput over `b`'s
+    /// (bytes per nanosecond), paired round by round: the same as
+    /// [`paired_ratio`](Self::paired_ratio) when both process the same
+    /// bytes.
+    pub fn throughput_ratio(&self, a: usize, b: usize) -> f64 {
+        let (bytes_a, bytes_b) = (
+            self.contestant_bytes[a] as f64,
+            self.contestant_bytes[b] as f64,
+        );
+        let ratios: Vec<f64> = self.ns[b]
+            .iter()
+            .zip(&self.ns[a])
+            .map(|(tb, ta)| (bytes_a / ta) / (bytes_b / tb))
+            .collect();
+        median(&ratios)
+    }
+
     /// One JSON object (one line) with everything measured.
     pub fn to_json(&self) -> String {
         let mut out = String::new();
@@ -198,9 +237,10 @@ impl Outcome {
             }
             let _ = write!(
                 out,
-                "{{\"name\":{},\"iters\":{},\"ns\":[",
+                "{{\"name\":{},\"iters\":{},\"bytes\":{},\"ns\":[",
                 json_string(name),
-                self.iters[c]
+                self.iters[c],
+                self.contestant_bytes[c]
             );
             for (r, t) in self.ns[c].iter().enumerate() {
                 if r > 0 {
@@ -289,6 +329,7 @@ mod tests {
             label: "l".into(),
             bytes: 1,
             names: vec!["a".into(), "b".into()],
+            contestant_bytes: vec![1, 1],
             iters: vec![1, 1],
             rounds: 3,
             // Both slow down tenfold in the second round; a is twice as
@@ -297,7 +338,26 @@ mod tests {
         };
         assert_eq!(outcome.paired_ratio(0, 1), 2.0);
         assert_eq!(outcome.paired_ratio(1, 0), 0.5);
+        assert_eq!(outcome.throughput_ratio(0, 1), 2.0);
         assert_eq!(outcome.medians(), [11.0, 22.0]);
+    }
+
+    #[test]
+    fn throughput_ratio_weighs_each_contestants_bytes() {
+        // b processes 1.5 times the bytes of a in 1.5 times a's time: the
+        // same throughput, though a is faster per call.
+        let outcome = Outcome {
+            group: "g".into(),
+            label: "l".into(),
+            bytes: 4,
+            names: vec!["a".into(), "b".into()],
+            contestant_bytes: vec![4, 6],
+            iters: vec![1, 1],
+            rounds: 2,
+            ns: vec![vec![10.0, 20.0], vec![15.0, 30.0]],
+        };
+        assert_eq!(outcome.paired_ratio(0, 1), 1.5);
+        assert_eq!(outcome.throughput_ratio(0, 1), 1.0);
     }
 
     #[test]
@@ -307,13 +367,14 @@ mod tests {
             label: "A\"b".into(),
             bytes: 7,
             names: vec!["x".into()],
+            contestant_bytes: vec![7],
             iters: vec![3],
             rounds: 2,
             ns: vec![vec![1.5, 2.25]],
         };
         assert_eq!(
             outcome.to_json(),
-            r#"{"group":"lipsum","label":"A\"b","bytes":7,"rounds":2,"contestants":[{"name":"x","iters":3,"ns":[1.500,2.250]}]}"#
+            r#"{"group":"lipsum","label":"A\"b","bytes":7,"rounds":2,"contestants":[{"name":"x","iters":3,"bytes":7,"ns":[1.500,2.250]}]}"#
         );
     }
 

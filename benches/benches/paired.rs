@@ -10,6 +10,15 @@
 //!   implementations on 4096 different strings of n bytes, one by one.
 //! - `invalid-1MiB/<entry point>`: the valid input against the inputs with
 //!   an error in their last bytes.
+//! - `dialects/<script>/<kernel>`: every dialect of the UTF-8 family on
+//!   each SIMD kernel, on the lipsum file in that dialect (supplementary
+//!   characters as surrogate pairs in CESU-8 and modified UTF-8, Corrected
+//!   UTF-8's offsets), against strict UTF-8 on the same text: throughputs
+//!   compared (the encodings differ in length). `dialects-long/<kernel>`:
+//!   RFC 2279 and Corrected UTF-8 on text with 5- and 6-byte sequences.
+//! - `cesu8/<script>`, `mutf8/<script>`: utf8guard's CESU-8 and modified
+//!   UTF-8 validation against the Rust crates that check them
+//!   (`simd_cesu8`'s strict decoders, `cesu8`).
 //! - `par-256MiB`, `stream-64MiB`, `lossy/<input>`, `chunks/<input>`,
 //!   `offsets-1M`: the
 //!   ingestion APIs against their sequential or std counterparts; with the
@@ -26,7 +35,7 @@ use std::fs::File;
 use std::io::Write as _;
 use std::time::Duration;
 
-use utf8guard::{par, StreamValidator};
+use utf8guard::{par, Dialect, Kernel, StreamValidator};
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
 use utf8guard_bench::paired::{Comparison, Outcome};
 use utf8guard_bench::{assert_agrees, for_each_validator, Mode, Validator, Verdict, Visit};
@@ -76,8 +85,8 @@ fn summary(o: &Outcome) {
         println!(
             "  {name:24} {:>12.1} ns  {:>8.3} GB/s  x{:.3} vs {}",
             medians[c],
-            o.bytes as f64 / medians[c],
-            o.paired_ratio(c, 0),
+            o.contestant_bytes[c] as f64 / medians[c],
+            o.throughput_ratio(c, 0),
             o.names[0]
         );
     }
@@ -161,6 +170,143 @@ fn lipsum(r: &mut Runner) {
             label: &file.name,
         });
         r.run(cmp, 4.0);
+    }
+}
+
+/// A lipsum file in each dialect's encoding.
+struct Encoded {
+    name: String,
+    utf8: Vec<u8>,
+    cesu8: Vec<u8>,
+    mutf8: Vec<u8>,
+    corrected: Vec<u8>,
+}
+
+impl Encoded {
+    fn new(file: &inputs::Named) -> Encoded {
+        let text = std::str::from_utf8(&file.bytes).expect("lipsum is UTF-8");
+        let encoded = Encoded {
+            name: file.name.clone(),
+            utf8: file.bytes.clone(),
+            cesu8: simd_cesu8::encode(text).into_owned(),
+            mutf8: simd_cesu8::mutf8::encode(text).into_owned(),
+            corrected: inputs::corrected_text(text).expect("lipsum has no C1 control"),
+        };
+        for &d in Dialect::ALL {
+            assert!(d.validate(encoded.bytes(d)), "{} in {d}", file.name);
+        }
+        encoded
+    }
+
+    /// The text as the dialect writes it (strict UTF-8's bytes are also
+    /// Unicode 3.1's, WTF-8's and RFC 2279's).
+    fn bytes(&self, d: Dialect) -> &[u8] {
+        match d {
+            Dialect::Cesu8 => &self.cesu8,
+            Dialect::Mutf8 => &self.mutf8,
+            Dialect::Corrected => &self.corrected,
+            _ => &self.utf8,
+        }
+    }
+}
+
+fn dialects(r: &mut Runner) {
+    if !["dialects", "cesu8/", "mutf8/"]
+        .iter()
+        .any(|id| r.wanted(id))
+    {
+        return;
+    }
+    let files = match inputs::lipsum() {
+        Ok(files) => files,
+        Err(why) => {
+            eprintln!("paired: dialects skipped: {why}");
+            return;
+        }
+    };
+    let encoded: Vec<Encoded> = files.iter().map(Encoded::new).collect();
+    let kernels: Vec<Kernel> = Kernel::available()
+        .filter(|&k| k != Kernel::Scalar)
+        .collect();
+    for file in &encoded {
+        for &kernel in &kernels {
+            let label = format!("{}/{kernel}", file.name);
+            let mut cmp = Comparison::new("dialects", &label, file.utf8.len() as u64);
+            if !r.wanted(&cmp.id()) {
+                continue;
+            }
+            for &d in Dialect::ALL {
+                let input = file.bytes(d);
+                cmp.add_sized(d.name(), input.len() as u64, move || {
+                    u64::from(kernel.validate_dialect(d, std::hint::black_box(input)))
+                });
+            }
+            r.run(cmp, 2.0);
+        }
+    }
+    // Text with 5- and 6-byte sequences (the lipsum files end to end).
+    let all: String = encoded
+        .iter()
+        .map(|f| std::str::from_utf8(&f.utf8).expect("UTF-8"))
+        .collect();
+    let code_points = inputs::long_sequence_text(&all, 2279);
+    let (mut rfc, mut corrected) = (Vec::new(), Vec::new());
+    for &cp in &code_points {
+        inputs::rfc2279(cp, &mut rfc);
+        inputs::corrected_utf8(cp, &mut corrected).expect("encodable");
+    }
+    assert!(Dialect::Rfc2279.validate(&rfc) && Dialect::Corrected.validate(&corrected));
+    for &kernel in &kernels {
+        let mut cmp = Comparison::new("dialects-long", kernel.name(), all.len() as u64);
+        if !r.wanted(&cmp.id()) {
+            continue;
+        }
+        let (all, rfc, corrected) = (all.as_bytes(), &rfc[..], &corrected[..]);
+        cmp.add("utf-8 (the text without them)", move || {
+            u64::from(kernel.validate(std::hint::black_box(all)))
+        });
+        cmp.add_sized("rfc2279", rfc.len() as u64, move || {
+            u64::from(kernel.validate_dialect(Dialect::Rfc2279, std::hint::black_box(rfc)))
+        });
+        cmp.add_sized("corrected-utf-8", corrected.len() as u64, move || {
+            u64::from(kernel.validate_dialect(Dialect::Corrected, std::hint::black_box(corrected)))
+        });
+        r.run(cmp, 3.0);
+    }
+    // The crates that validate CESU-8 and modified UTF-8 (by decoding it).
+    for file in &encoded {
+        let cesu = &file.cesu8[..];
+        let mut cmp = Comparison::new("cesu8", &file.name, cesu.len() as u64);
+        if r.wanted(&cmp.id()) {
+            assert!(simd_cesu8::decode_strict(cesu).is_ok() && cesu8::from_cesu8(cesu).is_ok());
+            cmp.add("utf8guard", move || {
+                u64::from(Dialect::Cesu8.validate(std::hint::black_box(cesu)))
+            });
+            cmp.add("simd_cesu8 decode_strict", move || {
+                simd_cesu8::decode_strict(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+            });
+            cmp.add("cesu8 from_cesu8", move || {
+                cesu8::from_cesu8(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+            });
+            r.run(cmp, 2.0);
+        }
+        let mutf = &file.mutf8[..];
+        let mut cmp = Comparison::new("mutf8", &file.name, mutf.len() as u64);
+        if r.wanted(&cmp.id()) {
+            assert!(simd_cesu8::mutf8::decode_strict(mutf).is_ok());
+            assert!(cesu8::from_java_cesu8(mutf).is_ok());
+            cmp.add("utf8guard", move || {
+                u64::from(Dialect::Mutf8.validate(std::hint::black_box(mutf)))
+            });
+            cmp.add("simd_cesu8 mutf8::decode_strict", move || {
+                simd_cesu8::mutf8::decode_strict(std::hint::black_box(mutf))
+                    .map_or(0, |s| s.len() as u64)
+            });
+            cmp.add("cesu8 from_java_cesu8", move || {
+                cesu8::from_java_cesu8(std::hint::black_box(mutf)).map_or(0, |s| s.len() as u64)
+            });
+            r.run(cmp, 2.0);
+        }
     }
 }
 
@@ -376,6 +522,7 @@ fn main() {
         scale,
     };
     lipsum(&mut r);
+    dialects(&mut r);
     short_strings(&mut r);
     invalid(&mut r);
     ingest(&mut r);

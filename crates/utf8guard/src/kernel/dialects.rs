@@ -39,8 +39,12 @@
 //!    many bytes at the end of the input may hold an unfinished sequence.
 //! 3. **The rest**, one flag each:
 //!    - [`Spec::NO_NUL`]: the byte `00` is ill formed (modified UTF-8,
-//!      Corrected UTF-8). A nibble can't tell `00` from `01..0F`, so the
-//!      kernel takes the minimum of each block's bytes;
+//!      Corrected UTF-8). The high nibble of a byte can't tell `00` from
+//!      `01..0F`, but both nibbles of `prev1` can: a family flags `00`
+//!      followed by anything. That leaves the last byte before an ASCII
+//!      block (taken in by that block's minimum, with which an ASCII block
+//!      is checked for `00`) and the input's last byte; and the bytes that
+//!      stand for what comes before the input are spaces, not zeros;
 //!    - [`Spec::NO_FE_FF`]: `FE` and `FF` are ill formed anywhere (RFC
 //!      2279; its 8 bits are taken by its overlong families);
 //!    - [`Spec::PAIRS`]: a surrogate-pair rule. The families mark the second
@@ -197,6 +201,13 @@ const fn family(bit: u8, prev_high: Nibbles, prev_low: Nibbles, byte_high: Nibbl
         byte_high,
         byte_low: ALL,
     }
+}
+
+/// `00` followed by any byte: how the dialects without `00` find it in a
+/// block of text (the last byte of a block, and ASCII blocks, are checked
+/// apart: see [`super::lookup`]). Its bit is the caller's choice.
+const fn nul_before(bit: u8) -> Family {
+    family(bit, one(0x0), one(0x0), ALL)
 }
 
 /// The three families every dialect has.
@@ -392,9 +403,10 @@ impl Spec for Mutf8 {
     type Screen = Mutf8Screen;
     const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
-    const RULES: Rules = tables(&join::<4, 3, 7>(
+    const RULES: Rules = tables(&join::<4, 4, 8>(
         three::FAMILIES,
         [
+            nul_before(1 << 4),
             // `C1`: no row.
             family(1 << 3, one(0xC), one(0x1), CONT),
             // `C0 90..BF`.
@@ -420,9 +432,12 @@ pub(crate) struct Mutf8Screen;
 impl Spec for Mutf8Screen {
     type Screen = Self;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
-    const RULES: Rules = tables(&join::<4, 1, 5>(
+    const RULES: Rules = tables(&join::<4, 2, 6>(
         three::FAMILIES,
-        [family(1 << 3, one(0xC), span(0x0, 0x1), CONT)],
+        [
+            nul_before(1 << 4),
+            family(1 << 3, one(0xC), span(0x0, 0x1), CONT),
+        ],
     ));
     const MAX_LEN: usize = 3;
     const NO_NUL: bool = true;
@@ -497,9 +512,12 @@ impl Spec for Corrected {
     type Screen = CorrectedScreen;
     const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CORRECTED;
-    const RULES: Rules = tables(&join::<3, 1, 4>(
+    const RULES: Rules = tables(&join::<3, 2, 5>(
         STRUCTURE,
-        [family(1 << 3, one(0xF), span(0xE, 0xF), CONT)],
+        [
+            nul_before(1 << 2),
+            family(1 << 3, one(0xF), span(0xE, 0xF), CONT),
+        ],
     ));
     const MAX_LEN: usize = 6;
     const NO_NUL: bool = true;
@@ -513,9 +531,12 @@ pub(crate) struct CorrectedScreen;
 impl Spec for CorrectedScreen {
     type Screen = Self;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CORRECTED;
-    const RULES: Rules = tables(&join::<3, 1, 4>(
+    const RULES: Rules = tables(&join::<3, 2, 5>(
         STRUCTURE,
-        [family(LONG_LEAD, one(0xF), span(0x8, 0xF), ALL)],
+        [
+            nul_before(1 << 2),
+            family(LONG_LEAD, one(0xF), span(0x8, 0xF), ALL),
+        ],
     ));
     const MAX_LEN: usize = 6;
     const MUST_LEN: usize = 4;

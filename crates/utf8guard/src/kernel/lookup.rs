@@ -145,6 +145,10 @@ struct Tables<V> {
     high_bit: V,
     /// Ones: `one - x` is not zero exactly when `x` is `00`.
     one: V,
+    /// What stands for the bytes before the input, or before a run of
+    /// ASCII, as look-behind: zeros, or spaces in the dialects without
+    /// `00` (whose tables flag a `00` before a byte).
+    fill: V,
     /// `x - 0xFD` is not zero exactly when `x` is `FE` or `FF`.
     below_fe: V,
     /// [`SURROGATE_MARK`] in every lane.
@@ -195,6 +199,7 @@ impl<V: SimdU8> Tables<V> {
                 sixth_byte: V::splat(0xFC - 0x80),
                 high_bit: V::splat(0x80),
                 one: V::splat(1),
+                fill: V::splat(pad_byte::<D>()),
                 below_fe: V::splat(0xFD),
                 surrogate_mark: V::splat(SURROGATE_MARK),
                 ed: V::splat(0xED),
@@ -343,7 +348,7 @@ impl<V: SimdU8> Carry<V> {
     #[inline(always)]
     fn after_ascii(t: &Tables<V>) -> Self {
         Carry {
-            prev: t.zero(),
+            prev: t.fill,
             incomplete: false,
         }
     }
@@ -499,30 +504,39 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
     for &v in second {
         any_high = any_high.or(v);
     }
-    if D::NO_NUL {
-        // Two loops, not a chain, for the reason above.
-        let mut lowest = first[0];
-        for &v in &first[1..] {
-            lowest = lowest.min(v);
-        }
-        for &v in second {
-            lowest = lowest.min(v);
-        }
-        if t.one.saturating_sub(lowest).any() {
-            return Verdict::Error;
-        }
-    }
     let verdict = if any_high.is_ascii() {
-        let ends_inside = if LOADS {
+        // The bytes before the block, from the first lanes of a vector.
+        let before = if LOADS {
             // SAFETY: `ptr - behind .. ptr - behind + LANES` is readable
             // (caller).
-            let before = unsafe { V::load(ptr.wrapping_sub(behind::<D>())) };
+            unsafe { V::load(ptr.wrapping_sub(behind::<D>())) }
+        } else {
+            first[0].prev::<1>(carry.prev)
+        };
+        let ends_inside = if LOADS {
             before.saturating_sub(t.incomplete_max).any()
         } else {
             carry.incomplete
         };
         if ends_inside {
             return Verdict::Error;
+        }
+        if D::NO_NUL {
+            // In a block of text, a `00` is flagged by the tables as the
+            // byte before another; in an ASCII block, by the block's
+            // smallest byte, which takes in the byte before the block too
+            // (the last of a block of text). Two loops, not a chain, for
+            // the reason above.
+            let mut lowest = before.min(first[0]);
+            for &v in &first[1..] {
+                lowest = lowest.min(v);
+            }
+            for &v in second {
+                lowest = lowest.min(v);
+            }
+            if t.one.saturating_sub(lowest).any() {
+                return Verdict::Error;
+            }
         }
         if D::PAIRS == Pairs::Required {
             // A lead surrogate that ends in the last 3 bytes before the
@@ -677,7 +691,8 @@ const fn pad_byte<D: Spec>() -> u8 {
 /// with an error: the bytes before `offset` are well formed except,
 /// possibly, for a sequence that starts less than `D::MAX_LEN` bytes before
 /// `offset` and is unfinished there (in CESU-8, a surrogate pair, which may
-/// start 3 bytes earlier still).
+/// start 3 bytes earlier still), or, in a dialect without `00`, a `00` right
+/// before `offset`.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
@@ -820,6 +835,11 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // input in a block this was an error already.)
         return Err(len);
     }
+    if D::NO_NUL && bytes[len - 1] == 0 {
+        // A `00` is flagged as the byte before another: the last byte has
+        // none after it (but in a padded block).
+        return Err(len - 1);
+    }
     Ok(())
 }
 
@@ -852,7 +872,6 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
     // SAFETY: the caller guarantees `V`'s instruction set.
     let mut c = unsafe { Checker::<V>::new::<D>(LOADS) };
     let t = &c.t;
-    let zero = t.zero();
     if len < V::LANES || (len > V::LANES && len < V::LANES + pad) {
         let mut buf = [pad_byte::<D>(); 5 + BLOCK];
         buf[5..5 + len].copy_from_slice(bytes);
@@ -873,8 +892,7 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
     let ptr = bytes.as_ptr();
     // SAFETY: `len >= LANES`: the first vector is inside `bytes`.
     let first = unsafe { V::load(ptr) };
-    let mut error = check_vector::<V, D>(t, first, &Behind::shifted::<D>(first, zero));
-    let mut lowest = first;
+    let mut error = check_vector::<V, D>(t, first, &Behind::shifted::<D>(first, t.fill));
     let mut at = V::LANES;
     while at < len {
         // The last vector ends at the end of the input.
@@ -886,16 +904,16 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
         // So `p - pad .. p + LANES` is inside `bytes`.
         let (input, behind) = unsafe { (V::load(p), Behind::loaded::<D>(p)) };
         error = error.or(check_vector::<V, D>(t, input, &behind));
-        if D::NO_NUL {
-            lowest = lowest.min(input);
-        }
         at += V::LANES;
     }
-    if error.any() || (D::NO_NUL && t.one.saturating_sub(lowest).any()) {
+    if error.any() {
         return Err(0);
     }
     if ends_inside_sequence::<D>(bytes) {
         return Err(len);
+    }
+    if D::NO_NUL && bytes[len - 1] == 0 {
+        return Err(len - 1);
     }
     Ok(())
 }

@@ -75,6 +75,11 @@ fn sequence_start(dialect: Dialect, bytes: &[u8], offset: usize, floor: usize) -
         .max()
         .unwrap_or(1);
     let mut start = offset;
+    // A `00` right before `offset` (where a dialect without it flags it: as
+    // the byte before the flagged block's first) is a sequence of its own.
+    if offset > floor && bytes[offset - 1] == 0 {
+        start = offset - 1;
+    }
     for back in 1..=(offset - floor).min(longest - 1) {
         let byte = bytes[offset - back];
         if byte >= 0xC0 {
