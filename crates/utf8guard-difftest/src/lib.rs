@@ -38,6 +38,7 @@
 //! [`Kernel::ALL`]: utf8guard::Kernel::ALL
 
 pub mod corpus;
+pub mod encode;
 pub mod exhaustive;
 pub mod generate;
 pub mod harness;
@@ -50,7 +51,7 @@ pub mod subject;
 
 pub use generate::Script;
 pub use harness::{hex, oracle, shrink, Category, Count, Harness, Mismatch};
-pub use mutate::{Malformation, Mutation};
+pub use mutate::{Foreign, Malformation, Mutation, Piece};
 pub use rng::Rng;
 pub use runner::Runner;
 pub use subject::{Answer, Context, Found, Subject};
