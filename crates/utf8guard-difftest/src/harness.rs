@@ -457,8 +457,13 @@ impl Harness {
 
 /// The smallest input found that still `fails`, starting from `input`
 /// (which must fail). Removes chunks of halving size, then single bytes,
-/// then replaces bytes by `a` where that keeps the failure, until nothing
-/// changes or `budget` is spent.
+/// then replaces bytes by `a` where that keeps the failure (a whole
+/// sequence at once, a lead byte and the continuation bytes after it, or a
+/// single byte), until nothing changes or `budget` is spent.
+///
+/// Replacing keeps every offset: a failure that needs its bytes at one
+/// offset (a block boundary) can then lose what is before them to the
+/// prefix and suffix search, once it is ASCII.
 pub fn shrink(input: &[u8], budget: Duration, mut fails: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
     let start = Instant::now();
     let mut best = input.to_vec();
@@ -499,17 +504,33 @@ pub fn shrink(input: &[u8], budget: Duration, mut fails: impl FnMut(&[u8]) -> bo
             }
             size = size.div_ceil(2);
         }
-        // Simplify: make bytes ASCII where the failure survives it.
+        // Simplify: make bytes ASCII where the failure survives it, a
+        // whole sequence first (its bytes alone would leave its rest as
+        // stray continuation bytes).
         for i in 0..best.len() {
             if start.elapsed() > budget {
                 return best;
             }
-            if best[i] != b'a' {
-                let old = best[i];
-                best[i] = b'a';
-                if !fails(&best) {
-                    best[i] = old;
+            if best[i] == b'a' {
+                continue;
+            }
+            let conts = best[i + 1..]
+                .iter()
+                .take(7)
+                .take_while(|&&b| (0x80..0xC0).contains(&b))
+                .count();
+            let spans = if best[i] >= 0xC0 && conts > 0 {
+                vec![i + 1 + conts, i + 1]
+            } else {
+                vec![i + 1]
+            };
+            for end in spans {
+                let old = best[i..end].to_vec();
+                best[i..end].fill(b'a');
+                if fails(&best) {
+                    break;
                 }
+                best[i..end].copy_from_slice(&old);
             }
         }
         if best == before {
@@ -618,6 +639,20 @@ mod tests {
         let input = b"hello \xC3 world \xFF and more \xFF".to_vec();
         let shrunk = shrink(&input, Duration::from_secs(10), fails);
         assert_eq!(shrunk, b"\xC3\xFF");
+    }
+
+    #[test]
+    fn shrinking_turns_sequences_into_ascii_where_offsets_matter() {
+        // Fails when byte 64 is FF after 64 bytes of UTF-8: removing any
+        // byte before it moves it; only replacing keeps it there.
+        let fails =
+            |b: &[u8]| b.len() > 64 && b[64] == 0xFF && std::str::from_utf8(&b[..64]).is_ok();
+        let mut input = "é".repeat(100).into_bytes();
+        input[64] = 0xFF;
+        input[65] = b'x';
+        let shrunk = shrink(&input, Duration::from_secs(10), fails);
+        assert_eq!(shrunk.len(), 65);
+        assert!(shrunk[..64].iter().all(|&b| b == b'a'), "{}", hex(&shrunk));
     }
 
     #[test]
