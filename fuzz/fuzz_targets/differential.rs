@@ -1,6 +1,9 @@
-//! Differential fuzz target: every subject of the difftest registry (each
-//! kernel the CPU has, the dispatched API, the later APIs) against the
-//! reference DFA and `core::str::from_utf8`, on whatever libFuzzer makes.
+//! Differential fuzz target: the first input byte picks a dialect of the
+//! UTF-8 family (`utf8guard_difftest::seeds::fuzz_input`), the rest goes to
+//! every subject of the difftest registry in that dialect (each kernel the
+//! CPU has, the dispatched API; in strict UTF-8 the later APIs too), against
+//! that dialect's reference automaton (and, in strict UTF-8,
+//! `core::str::from_utf8`).
 //!
 //! A disagreement panics with the shrunk reproducer; libFuzzer saves the
 //! original input under `fuzz/artifacts/differential/`.
@@ -10,7 +13,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use utf8guard_difftest::{Category, Harness};
+use utf8guard_difftest::{seeds, Category, Harness};
 
 thread_local! {
     static HARNESS: RefCell<Harness> = RefCell::new({
@@ -21,8 +24,12 @@ thread_local! {
 }
 
 fuzz_target!(|data: &[u8]| {
+    let (dialect, input) = seeds::fuzz_input(data);
     HARNESS.with(|harness| {
-        if let Err(mismatch) = harness.borrow_mut().check(Category::External, data) {
+        if let Err(mismatch) = harness
+            .borrow_mut()
+            .check_in(Category::External, dialect, input)
+        {
             panic!("{mismatch}");
         }
     });

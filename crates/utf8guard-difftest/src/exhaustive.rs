@@ -11,8 +11,19 @@
 //! passes move every sequence on.
 //!
 //! 4-byte sequences with other first bytes (which the DFA rejects at the
-//! first or second byte) are sampled at random by [`sample_other_four`].
+//! first or second byte) are sampled at random by [`sample_other_four`],
+//! and for the dialects with longer sequences, 5- and 6-byte sequences led
+//! by `F8..FF` by [`sample_long`].
+//!
+//! In a dialect other than strict UTF-8 the same sequences are placed in
+//! text of that dialect ([`Builder::build_in`]): the valid text before
+//! them is made of the dialect's own characters (surrogate pairs, lone
+//! surrogates, 5- and 6-byte characters, reserved runs), so that a
+//! sequence meets each of them right before it.
 
+use utf8guard::Dialect;
+
+use crate::encode::{self, can_encode};
 use crate::rng::Rng;
 
 /// Number of 1-byte sequences.
@@ -52,15 +63,15 @@ pub fn sequence(index: u64) -> Sequence {
         (4, index - FIRST_OF_LEN[3] + (0xF0 << 24))
     };
     let be = (n as u32).to_be_bytes();
-    let mut bytes = [0u8; 4];
+    let mut bytes = [0u8; 6];
     bytes[..len].copy_from_slice(&be[4 - len..]);
     Sequence { bytes, len }
 }
 
-/// A short byte sequence, up to 4 bytes.
+/// A short byte sequence, up to 6 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sequence {
-    bytes: [u8; 4],
+    bytes: [u8; 6],
     len: usize,
 }
 
@@ -84,8 +95,8 @@ pub fn sample_other_four(rng: &mut Rng) -> Sequence {
             break b;
         }
     };
-    let mut bytes = [lead, 0, 0, 0];
-    for b in &mut bytes[1..] {
+    let mut bytes = [lead, 0, 0, 0, 0, 0];
+    for b in &mut bytes[1..4] {
         *b = if rng.one_in(2) {
             *rng.pick(EDGES)
         } else {
@@ -93,6 +104,30 @@ pub fn sample_other_four(rng: &mut Rng) -> Sequence {
         };
     }
     Sequence { bytes, len: 4 }
+}
+
+/// A random 5- or 6-byte sequence led by `F8..FF`: the second byte mostly
+/// at the edges of RFC 2279's narrowed ranges (`F8 88..`, `FC 84..`), the
+/// others mostly continuation bytes, sometimes a byte that ends the
+/// sequence early.
+pub fn sample_long(rng: &mut Rng) -> Sequence {
+    const SECOND: &[u8] = &[0x7F, 0x80, 0x83, 0x84, 0x87, 0x88, 0xBF, 0xC0];
+    const OTHER: &[u8] = &[0x00, 0x41, 0x7F, 0xC0, 0xED, 0xF8, 0xFE, 0xFF];
+    let len = rng.range(5, 6);
+    let mut bytes = [rng.byte(0xF8, 0xFF), 0, 0, 0, 0, 0];
+    bytes[1] = if rng.one_in(2) {
+        *rng.pick(SECOND)
+    } else {
+        rng.byte(0x80, 0xBF)
+    };
+    for b in &mut bytes[2..len] {
+        *b = if rng.one_in(6) {
+            *rng.pick(OTHER)
+        } else {
+            rng.byte(0x80, 0xBF)
+        };
+    }
+    Sequence { bytes, len }
 }
 
 /// What surrounds a sequence: how many bytes of valid text come before it,
@@ -139,10 +174,16 @@ pub fn placement(index: u64, pass: u64) -> Placement {
     }
 }
 
+/// The units the text before a sequence is made of, per kind of filler
+/// (see [`Placement::filler`]).
+type Fillers = [Vec<Vec<u8>>; 3];
+
 /// Builds the inputs of the exhaustive category.
 #[derive(Debug, Default)]
 pub struct Builder {
     buf: Vec<u8>,
+    /// The filler units of each dialect met so far.
+    fillers: Vec<(Dialect, Fillers)>,
 }
 
 impl Builder {
@@ -153,9 +194,23 @@ impl Builder {
 
     /// `seq` at `placement`: valid text, the sequence, then the suffix.
     pub fn build(&mut self, seq: &[u8], placement: Placement) -> &[u8] {
+        self.build_in(Dialect::Utf8, seq, placement)
+    }
+
+    /// `seq` at `placement` in text of `dialect`: the text before it is
+    /// well formed in `dialect` ([`filler_units`]), the suffix is ASCII.
+    pub fn build_in(&mut self, dialect: Dialect, seq: &[u8], placement: Placement) -> &[u8] {
+        let k = match self.fillers.iter().position(|(d, _)| *d == dialect) {
+            Some(k) => k,
+            None => {
+                self.fillers.push((dialect, filler_units(dialect)));
+                self.fillers.len() - 1
+            }
+        };
+        let units = &self.fillers[k].1[placement.filler as usize % 3];
         let buf = &mut self.buf;
         buf.clear();
-        fill(buf, placement.offset, placement.filler);
+        fill(buf, placement.offset, units);
         buf.extend_from_slice(seq);
         let end = match placement.suffix {
             0 => buf.len(),
@@ -168,14 +223,50 @@ impl Builder {
     }
 }
 
-/// Append exactly `len` bytes of valid text of the given kind.
-fn fill(buf: &mut Vec<u8>, len: usize, filler: u8) {
-    const UNITS: [&[&str]; 3] = [&["a"], &["é"], &["é", "€", "😀", "ж", "한", "\u{10FFFF}"]];
-    let units = UNITS[filler as usize % 3];
+/// The units of the three kinds of filler in `dialect`: `a`; `é`; and a
+/// mix of `é € 😀 ж 한 U+10FFFF` with what the dialect adds (a lone lead
+/// surrogate and an irregular pair in Unicode 3.1; a lone lead and a lone
+/// trail, never adjacent, in WTF-8; U+0000 and a lone surrogate in
+/// modified UTF-8; surrogates and 4-, 5- and 6-byte characters above
+/// U+10FFFF in RFC 2279; 5- and 6-byte characters and a reserved run in
+/// Corrected UTF-8). Each unit is one or two sequences, well formed in
+/// the dialect, and so is any cycle of them.
+pub fn filler_units(dialect: Dialect) -> [Vec<Vec<u8>>; 3] {
+    let one = |cps: &[u32]| -> Vec<Vec<u8>> {
+        cps.iter()
+            .filter(|&&cp| can_encode(dialect, cp))
+            .map(|&cp| encode::encode(dialect, &[cp]))
+            .collect()
+    };
+    let mut mixed = one(&[0xE9, 0x20AC, 0x1_F600, 0x436, 0xD55C, 0x10_FFFF]);
+    match dialect {
+        Dialect::Unicode31 => {
+            mixed.extend(one(&[0xD800]));
+            mixed.push(encode::encode(dialect, &[0xD83D, 0xDE00]));
+        }
+        // The lead and the trail apart, so that no lead comes right before
+        // a trail, even when the units wrap around.
+        Dialect::Wtf8 => {
+            mixed.insert(3, encode::encode(dialect, &[0xDBFF]));
+            mixed.insert(5, encode::encode(dialect, &[0xDC00]));
+        }
+        Dialect::Mutf8 => mixed.extend(one(&[0, 0xDBFF])),
+        Dialect::Rfc2279 => mixed.extend(one(&[0xDFFF, 0x11_0000, 0x20_0000, 0x7FFF_FFFF])),
+        Dialect::Corrected => {
+            mixed.extend(one(&[0x21_10A0, encode::CORRECTED_MAX]));
+            mixed.push(vec![0xFE, 0x80, 0xBF]);
+        }
+        _ => {}
+    }
+    [vec![b"a".to_vec()], one(&[0xE9]), mixed]
+}
+
+/// Append exactly `len` bytes of valid text made of `units` in turn.
+fn fill(buf: &mut Vec<u8>, len: usize, units: &[Vec<u8>]) {
     let end = buf.len() + len;
     let mut k = 0;
     loop {
-        let unit = units[k % units.len()].as_bytes();
+        let unit = &units[k % units.len()];
         if buf.len() + unit.len() > end {
             break;
         }
@@ -236,6 +327,48 @@ mod tests {
         assert_eq!(seen.len() as u64, PLACEMENTS);
         // The pass moves every sequence to another placement.
         assert_ne!(placement(5, 0), placement(5, 1));
+    }
+
+    #[test]
+    fn placements_in_every_dialect_put_the_sequence_after_valid_text() {
+        let mut builder = Builder::new();
+        for &d in Dialect::ALL {
+            let a = utf8guard_dfa::ALL[Dialect::ALL.iter().position(|&x| x == d).unwrap()];
+            let units = filler_units(d);
+            assert!(units.iter().flatten().all(|u| a.is_valid(u)), "{d}");
+            for index in 0..PLACEMENTS {
+                let p = placement(index, 3);
+                let input = builder.build_in(d, b"\xFF\xFE", p).to_vec();
+                assert_eq!(&input[p.offset..p.offset + 2], b"\xFF\xFE", "{d}");
+                assert!(a.is_valid(&input[..p.offset]), "{d} {p:?}: {input:02X?}");
+            }
+            // The mixed filler reaches what only the dialect has.
+            let p = Placement {
+                offset: 321,
+                filler: 2,
+                suffix: 0,
+            };
+            let text = builder.build_in(d, b"", p).to_vec();
+            let has = |lead: u8| text.contains(&lead);
+            match d {
+                Dialect::Cesu8 | Dialect::Mutf8 => assert!(!has(0xF0) && has(0xED)),
+                Dialect::Rfc2279 => assert!(has(0xF8) && has(0xFD)),
+                Dialect::Corrected => assert!(has(0xF8) && has(0xFD) && has(0xFE)),
+                _ => assert!(has(0xF0)),
+            }
+        }
+    }
+
+    #[test]
+    fn sampled_long_sequences_are_led_by_f8_to_ff() {
+        let mut rng = Rng::new(6);
+        let mut lens = [0usize; 7];
+        for _ in 0..1000 {
+            let s = sample_long(&mut rng);
+            assert!(s.as_slice()[0] >= 0xF8);
+            lens[s.as_slice().len()] += 1;
+        }
+        assert!(lens[5] > 400 && lens[6] > 400, "{lens:?}");
     }
 
     #[test]

@@ -8,7 +8,17 @@
 //! the ASCII runs between them are, and which lead bytes occur. Between them
 //! the scripts reach every row of Unicode's Table 3-7, including the edges
 //! of the ranges (`E0 A0..`, `ED 80..9F`, `F0 90..`, `F4 80..8F`).
+//!
+//! The same text can be written in any dialect of the family
+//! ([`Script::generate_in`]): its code points go through that dialect's
+//! encoder ([`crate::encode`]), and what only the dialect has is mixed in
+//! between the words (lone surrogates, Unicode 3.1's irregular pairs,
+//! U+0000 in modified UTF-8, 5- and 6-byte characters, Corrected UTF-8's
+//! reserved runs and magic number; see [`dialect_extra_bytes`]).
 
+use utf8guard::Dialect;
+
+use crate::encode::{self, can_encode};
 use crate::rng::Rng;
 
 /// A writing system (or mix) the generator can imitate.
@@ -293,9 +303,37 @@ impl Script {
     /// Append exactly `len` bytes of text in this script to `out`, drawing
     /// from `rng`.
     pub fn generate_into(self, rng: &mut Rng, len: usize, out: &mut Vec<u8>) {
+        self.generate_in(Dialect::Utf8, rng, len, out);
+    }
+
+    /// Append exactly `len` bytes of text in this script, written in
+    /// `dialect`, to `out`, drawing from `rng`. Well formed in `dialect`
+    /// when `out` is empty or ends between sequences (after a WTF-8 lead
+    /// surrogate the text may start with a trail surrogate, which joins
+    /// it; Corrected UTF-8's magic number, when the text starts with it, is
+    /// well formed only at the start of an input). For
+    /// [`Dialect::Utf8`] this is [`generate_into`](Self::generate_into).
+    ///
+    /// ```
+    /// use utf8guard::Dialect;
+    /// use utf8guard_difftest::{Rng, Script};
+    ///
+    /// let mut text = Vec::new();
+    /// Script::Emoji.generate_in(Dialect::Cesu8, &mut Rng::new(3), 500, &mut text);
+    /// assert_eq!(text.len(), 500);
+    /// assert!(utf8guard_dfa::CESU8.is_valid(&text));
+    /// ```
+    pub fn generate_in(self, dialect: Dialect, rng: &mut Rng, len: usize, out: &mut Vec<u8>) {
         let end = out.len() + len;
-        let mut w = Writer { out, end };
+        let extras = dialect != Dialect::Utf8;
+        let mut w = Writer { out, end, dialect };
+        if dialect == Dialect::Corrected && w.out.is_empty() && rng.one_in(3) {
+            w.raw(&encode::CORRECTED_MAGIC);
+        }
         while !w.full() {
+            if extras && rng.one_in(5) {
+                dialect_extra(dialect, rng, &mut w);
+            }
             match self {
                 Script::Ascii => ascii_sentence(rng, &mut w),
                 Script::Mixed => {
@@ -324,11 +362,12 @@ impl Script {
     }
 }
 
-/// Appends characters up to a byte limit; what does not fit is dropped, and
-/// [`Writer::pad`] fills the last bytes with ASCII.
+/// Appends characters in a dialect up to a byte limit; what does not fit
+/// is dropped, and [`Writer::pad`] fills the last bytes with ASCII.
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
     end: usize,
+    dialect: Dialect,
 }
 
 impl Writer<'_> {
@@ -337,10 +376,29 @@ impl Writer<'_> {
     }
 
     fn char(&mut self, c: char) {
-        if self.out.len() + c.len_utf8() <= self.end {
-            let mut buf = [0u8; 4];
-            self.out
-                .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        self.code_point(c as u32);
+    }
+
+    /// The code point in the writer's dialect; left out if the dialect
+    /// cannot write it (a C1 control in Corrected UTF-8).
+    fn code_point(&mut self, cp: u32) {
+        if self.full() || !can_encode(self.dialect, cp) {
+            return;
+        }
+        let before = self.out.len();
+        encode::push(self.dialect, cp, self.out);
+        // A WTF-8 trail joining the lead before it grows the text by one
+        // byte, which fits: the writer was not full.
+        if self.out.len() > self.end {
+            self.out.truncate(before);
+            self.pad();
+        }
+    }
+
+    /// Bytes that are not a code point (a reserved run, the magic number).
+    fn raw(&mut self, bytes: &[u8]) {
+        if self.out.len() + bytes.len() <= self.end {
+            self.out.extend_from_slice(bytes);
         } else {
             self.pad();
         }
@@ -356,6 +414,89 @@ impl Writer<'_> {
         while self.out.len() < self.end {
             self.out.push(b' ');
         }
+    }
+}
+
+/// What a dialect has beyond the scripts' characters, written between two
+/// words:
+/// - Unicode 3.1: a lone surrogate, or a supplementary character as its
+///   "irregular" 6-byte pair;
+/// - WTF-8: a lone lead or trail surrogate, a trail then a lead, or a lead
+///   then a trail (which the encoder joins into a 4-byte form);
+/// - CESU-8: a supplementary character (a pair) or a code point at an edge;
+/// - modified UTF-8: U+0000 (`C0 80`), a lone surrogate, or a supplementary
+///   character (a pair);
+/// - RFC 2279 and Corrected UTF-8: a character of 4, 5 or 6 bytes, often at
+///   an edge of its length; in Corrected UTF-8 also a reserved `FE`/`FF` run
+///   (sometimes longer than a 64-byte block);
+/// - strict UTF-8: nothing.
+pub fn dialect_extra_bytes(dialect: Dialect, rng: &mut Rng, out: &mut Vec<u8>) {
+    let end = out.len() + 256;
+    dialect_extra(dialect, rng, &mut Writer { out, end, dialect });
+}
+
+/// [`dialect_extra_bytes`] through a writer.
+fn dialect_extra(dialect: Dialect, rng: &mut Rng, w: &mut Writer<'_>) {
+    let surrogate = |rng: &mut Rng, lead: bool| {
+        let base = if lead { 0xD800 } else { 0xDC00 };
+        base + rng.below(0x400) as u32
+    };
+    let supplementary = |rng: &mut Rng| 0x1_0000 + rng.below(0x10_0000) as u32;
+    match dialect {
+        Dialect::Unicode31 => {
+            if rng.one_in(2) {
+                let lead = rng.one_in(2);
+                w.code_point(surrogate(rng, lead));
+            } else {
+                let v = supplementary(rng) - 0x1_0000;
+                w.code_point(0xD800 + (v >> 10));
+                w.code_point(0xDC00 + (v & 0x3FF));
+            }
+        }
+        Dialect::Wtf8 => {
+            let (a, b) = (rng.one_in(2), rng.one_in(2));
+            w.code_point(surrogate(rng, a));
+            if rng.one_in(2) {
+                w.code_point(surrogate(rng, b));
+            }
+        }
+        Dialect::Cesu8 => {
+            let cp = if rng.one_in(2) {
+                supplementary(rng)
+            } else {
+                encode::random_code_point(dialect, rng)
+            };
+            w.code_point(cp);
+        }
+        Dialect::Mutf8 => match rng.below(3) {
+            0 => w.code_point(0),
+            1 => {
+                let lead = rng.one_in(2);
+                w.code_point(surrogate(rng, lead));
+            }
+            _ => w.code_point(supplementary(rng)),
+        },
+        Dialect::Rfc2279 | Dialect::Corrected => {
+            if dialect == Dialect::Corrected && rng.one_in(4) {
+                let len = if rng.one_in(8) {
+                    rng.range(60, 200)
+                } else {
+                    rng.range(0, 6)
+                };
+                let mut run = Vec::with_capacity(len + 1);
+                encode::reserved_run(rng, len, &mut run);
+                w.raw(&run);
+            } else {
+                let cp = loop {
+                    let cp = encode::random_code_point(dialect, rng);
+                    if cp >= 0x1_0000 {
+                        break cp;
+                    }
+                };
+                w.code_point(cp);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -505,6 +646,121 @@ mod tests {
             let common = short.len() - 8;
             assert_eq!(long[..common], short[..common], "{script:?}");
         }
+    }
+
+    fn automaton(d: Dialect) -> &'static utf8guard_dfa::Automaton {
+        utf8guard_dfa::ALL[Dialect::ALL.iter().position(|&x| x == d).unwrap()]
+    }
+
+    #[test]
+    fn every_script_makes_valid_text_in_every_dialect() {
+        let mut rng = Rng::new(17);
+        for &d in Dialect::ALL {
+            for &script in Script::ALL {
+                for len in [0, 1, 2, 3, 5, 7, 8, 9, 63, 64, 65, 1000, 4099] {
+                    let mut text = Vec::new();
+                    script.generate_in(d, &mut rng, len, &mut text);
+                    assert_eq!(text.len(), len, "{d} {script:?}");
+                    assert!(
+                        automaton(d).is_valid(&text),
+                        "{d} {script:?}: {:?}",
+                        automaton(d).validate(&text)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strict_utf8_text_is_what_it_always_was() {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        let (mut r1, mut r2) = (Rng::new(4), Rng::new(4));
+        Script::Mixed.generate_into(&mut r1, 5000, &mut a);
+        Script::Mixed.generate_in(Dialect::Utf8, &mut r2, 5000, &mut b);
+        assert_eq!(a, b);
+        assert_eq!(r1.next_u64(), r2.next_u64());
+    }
+
+    /// The text of every script in `d`, 20 KB each, with the magic number
+    /// at the start of some.
+    fn dialect_text(d: Dialect) -> Vec<u8> {
+        let mut rng = Rng::new(23);
+        let mut all = Vec::new();
+        for &script in Script::ALL {
+            for _ in 0..4 {
+                let mut text = Vec::new();
+                script.generate_in(d, &mut rng, 5000, &mut text);
+                all.extend_from_slice(&text);
+                all.push(b'\n');
+            }
+        }
+        all
+    }
+
+    fn holds(text: &[u8], pattern: impl Fn(&[u8]) -> bool, width: usize) -> bool {
+        text.windows(width).any(pattern)
+    }
+
+    #[test]
+    fn dialect_text_holds_what_only_the_dialect_has() {
+        let lead = |w: &[u8]| w[0] == 0xED && (0xA0..=0xAF).contains(&w[1]);
+        let trail = |w: &[u8]| w[0] == 0xED && (0xB0..=0xBF).contains(&w[1]);
+        let pair = |w: &[u8]| lead(w) && trail(&w[3..]);
+
+        let u31 = dialect_text(Dialect::Unicode31);
+        assert!(holds(&u31, pair, 6), "irregular pairs");
+        assert!(holds(&u31, |w| lead(w) && !trail(&w[3..]), 6), "lone leads");
+        assert!(holds(&u31, |w| w[0] == 0xF0, 1), "4-byte forms");
+
+        let wtf8 = dialect_text(Dialect::Wtf8);
+        assert!(
+            holds(&wtf8, |w| lead(w) && !trail(&w[3..]), 6),
+            "lone leads"
+        );
+        assert!(
+            holds(&wtf8, |w| !lead(w) && trail(&w[3..]), 6),
+            "lone trails"
+        );
+        assert!(
+            holds(&wtf8, |w| trail(w) && lead(&w[3..]), 6),
+            "trail, lead"
+        );
+        assert!(!holds(&wtf8, pair, 6));
+
+        for d in [Dialect::Cesu8, Dialect::Mutf8] {
+            let text = dialect_text(d);
+            assert!(holds(&text, pair, 6), "{d}: pairs");
+            assert!(!text.iter().any(|&b| b >= 0xF0), "{d}: 4-byte forms");
+        }
+        let mutf8 = dialect_text(Dialect::Mutf8);
+        assert!(holds(&mutf8, |w| w == b"\xC0\x80", 2));
+        assert!(!mutf8.contains(&0));
+        assert!(
+            holds(&mutf8, |w| lead(w) && !trail(&w[3..]), 6),
+            "lone leads"
+        );
+
+        let rfc = dialect_text(Dialect::Rfc2279);
+        for lead in [0xF5, 0xF8, 0xFC, 0xFD] {
+            assert!(rfc.contains(&lead), "RFC 2279: {lead:02X}");
+        }
+        let corrected = dialect_text(Dialect::Corrected);
+        for lead in [0xC0, 0xC1, 0xF8, 0xFC, 0xFE, 0xFF] {
+            assert!(corrected.contains(&lead), "Corrected: {lead:02X}");
+        }
+        let mut rng = Rng::new(1);
+        let starts = (0..30)
+            .filter(|_| {
+                let mut text = Vec::new();
+                Script::Latin.generate_in(Dialect::Corrected, &mut rng, 100, &mut text);
+                text.starts_with(&encode::CORRECTED_MAGIC)
+            })
+            .count();
+        assert!(
+            (3..27).contains(&starts),
+            "{starts} of 30 start with the magic number"
+        );
     }
 
     #[test]

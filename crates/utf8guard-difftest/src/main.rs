@@ -1,39 +1,50 @@
-//! `difftest`: runs every utf8guard kernel and API against the reference
-//! DFA and std until the time is spent; also writes the generated corpora
-//! and the fuzz seeds. `difftest --help` for the commands.
+//! `difftest`: runs every utf8guard kernel and API, in every dialect of
+//! the UTF-8 family, against the reference automata and std until the time
+//! is spent; also writes the generated corpora and the fuzz seeds.
+//! `difftest --help` for the commands.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use utf8guard::Kernel;
+use utf8guard::{Dialect, Kernel};
 use utf8guard_difftest::corpus::{self, CorpusFile};
-use utf8guard_difftest::{exhaustive, hex, seeds, Category, Harness, Mismatch, Runner, Script};
+use utf8guard_difftest::{
+    dialect_oracle, exhaustive, hex, seeds, Category, Harness, Mismatch, Runner, Script,
+};
 
 const USAGE: &str = "\
-difftest: differential testing of every utf8guard kernel and API against
-the reference DFA and core::str::from_utf8.
+difftest: differential testing of every utf8guard kernel and API, in every
+dialect of the UTF-8 family, against the reference automata (and, for
+strict UTF-8, core::str::from_utf8).
 
 USAGE:
   difftest [run] [--seconds N] [--seed S] [--corpus DIR]... [--kernel NAME]
-                 [--only CATEGORY]... [--no-default-corpora] [--exhaustive-from N]
-      Check inputs of every category until N seconds (default 10) are spent,
-      print inputs and bytes checked per subject and per category, exit 0.
-      On a mismatch: print a shrunk reproducer (hex), the subject, the
-      expected and the actual answer, and exit 1.
+                 [--dialect NAME]... [--only CATEGORY]... [--no-default-corpora]
+                 [--exhaustive-from N]
+      Check inputs of every category in every dialect until N seconds
+      (default 10) are spent, print inputs and bytes checked per category,
+      per dialect and per subject, exit 0. On a mismatch: print a shrunk
+      reproducer (hex), the subject and dialect, the expected and the actual
+      answer, and exit 1.
       --seed S            seed of every generated input (default: from the clock;
                           the seed is printed, so any run can be repeated)
       --corpus DIR        also read every file under DIR (repeatable)
       --no-default-corpora  skip <project>/corpora and ../shared/corpora
       --kernel NAME       test only this kernel (scalar, sse42, avx2, neon); the
                           dispatched API is forced to it too (UTF8GUARD_KERNEL)
+      --dialect NAME      test only these dialects (repeatable; default all):
+                          utf-8, unicode-3.1, wtf-8, cesu-8, mutf-8, rfc2279,
+                          corrected-utf-8 (and their aliases, e.g. cesu8, java)
       --only CATEGORY     run only these categories (repeatable): corpus,
                           synthetic, mutation, exhaustive, random
       --exhaustive-from N start the exhaustive space at position N
 
-  difftest check [--hex HEX | FILE...]
-      Check the given inputs (a file's whole contents, or hex bytes) with every
-      subject; print each answer that disagrees; exit 1 if any does.
+  difftest check [--dialect NAME]... [--hex HEX | --fuzz-input FILE | FILE...]
+      Check the given inputs (a file's whole contents, hex bytes, or a fuzz
+      input whose first byte picks the dialect) with every subject of each
+      dialect (default all); print the truth per dialect, and each answer
+      that disagrees; exit 1 if any does.
 
   difftest generate --size SIZE [--script NAME|all] [--seed S] --out PATH
       Write SIZE bytes (e.g. 100MiB) of synthetic text. With --script all
@@ -116,6 +127,33 @@ fn parse_size(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("size too large: {s}"))
 }
 
+fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    Dialect::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+        format!("unknown dialect {name}; dialects: {}", names.join(", "))
+    })
+}
+
+/// The dialects of repeated `--dialect` options (`all` for every one), in
+/// the order of `Dialect::ALL`; every dialect when there were none.
+fn chosen_dialects(chosen: &[Dialect]) -> Vec<Dialect> {
+    Dialect::ALL
+        .iter()
+        .copied()
+        .filter(|d| chosen.is_empty() || chosen.contains(d))
+        .collect()
+}
+
+/// One `--dialect` value: a dialect, or `all` (every one).
+fn push_dialect(chosen: &mut Vec<Dialect>, name: &str) -> Result<(), String> {
+    if name == "all" {
+        chosen.extend_from_slice(Dialect::ALL);
+    } else {
+        chosen.push(parse_dialect(name)?);
+    }
+    Ok(())
+}
+
 fn parse_kernel(name: &str) -> Result<Kernel, String> {
     Kernel::by_name(name).map_err(|e| format!("--kernel {name}: {e}"))
 }
@@ -140,6 +178,7 @@ struct RunOptions {
     corpus_dirs: Vec<PathBuf>,
     default_corpora: bool,
     kernel: Option<Kernel>,
+    dialects: Vec<Dialect>,
     only: Vec<Category>,
     exhaustive_from: u64,
 }
@@ -154,6 +193,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, String> {
         corpus_dirs: Vec::new(),
         default_corpora: true,
         kernel: None,
+        dialects: Vec::new(),
         only: Vec::new(),
         exhaustive_from: 0,
     };
@@ -172,6 +212,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, String> {
             "--corpus" => o.corpus_dirs.push(PathBuf::from(a.value(flag)?)),
             "--no-default-corpora" => o.default_corpora = false,
             "--kernel" => o.kernel = Some(parse_kernel(a.value(flag)?)?),
+            "--dialect" => push_dialect(&mut o.dialects, a.value(flag)?)?,
             "--only" => {
                 let v = a.value(flag)?;
                 let c = Category::from_name(v)
@@ -183,6 +224,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
+    o.dialects = chosen_dialects(&o.dialects);
     Ok(o)
 }
 
@@ -230,14 +272,16 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let corpus = load_corpora(&o)?;
     let corpus_bytes: u64 = corpus.iter().map(|f| f.bytes.len() as u64).sum();
-    let harness = Harness::new(o.seed, o.kernel);
+    let harness = Harness::for_dialects(o.seed, o.kernel, &o.dialects);
     let subjects: Vec<String> = harness.subject_names().map(String::from).collect();
+    let dialects: Vec<&str> = o.dialects.iter().map(|d| d.name()).collect();
     println!(
-        "seed {} ({:#x}), {} s, active kernel {}, {} subjects: {}",
+        "seed {} ({:#x}), {} s, active kernel {}, dialects {}, {} subjects: {}",
         o.seed,
         o.seed,
         o.seconds,
         utf8guard::active_kernel(),
+        dialects.join(", "),
         subjects.len(),
         subjects.join(", ")
     );
@@ -310,12 +354,32 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     println!();
     println!(
-        "{:<24} {:>12} {:>16} {:>10}",
+        "{:<16} {:>12} {:>16} {:>10}",
+        "dialect", "inputs", "bytes", ""
+    );
+    for &d in runner.harness.dialects() {
+        let mut n = utf8guard_difftest::Count::default();
+        for &c in Category::ALL {
+            let lane = runner.harness.lane_count(d, c);
+            n.inputs += lane.inputs;
+            n.bytes += lane.bytes;
+        }
+        println!(
+            "{:<16} {:>12} {:>16} {:>10}",
+            d.name(),
+            n.inputs,
+            n.bytes,
+            human(n.bytes)
+        );
+    }
+    println!();
+    println!(
+        "{:<46} {:>12} {:>16} {:>10}",
         "subject", "inputs", "bytes", ""
     );
     for (name, n) in runner.harness.subject_counts() {
         println!(
-            "{:<24} {:>12} {:>16} {:>10}",
+            "{:<46} {:>12} {:>16} {:>10}",
             name,
             n.inputs,
             n.bytes,
@@ -371,36 +435,61 @@ fn report_mismatch(m: &Mismatch, seed: u64) {
         Err(e) => println!("  (could not save the original input: {e})"),
     }
     println!(
-        "  replay: difftest check --hex '{}'   (seed {seed})",
+        "  replay: difftest check --dialect {} --hex '{}'   (seed {seed})",
+        m.dialect,
         hex(&m.shrunk)
     );
 }
 
+/// An input of `check`: its name, bytes, and the dialect it is for (fuzz
+/// inputs name theirs; the others go to every dialect chosen).
+type CheckInput = (String, Vec<u8>, Option<Dialect>);
+
 fn check(args: &[String]) -> Result<ExitCode, String> {
-    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut inputs: Vec<CheckInput> = Vec::new();
+    let mut chosen = Vec::new();
     let mut a = Args::new(args);
     while let Some(arg) = a.next() {
-        if arg == "--hex" {
-            let v = a.value(arg)?;
-            let bytes = parse_hex(v)?;
-            inputs.push((format!("hex input of {} bytes", bytes.len()), bytes));
-        } else {
-            let bytes = std::fs::read(arg).map_err(|e| format!("reading {arg}: {e}"))?;
-            inputs.push((arg.to_string(), bytes));
+        match arg {
+            "--hex" => {
+                let bytes = parse_hex(a.value(arg)?)?;
+                inputs.push((format!("hex input of {} bytes", bytes.len()), bytes, None));
+            }
+            "--dialect" => push_dialect(&mut chosen, a.value(arg)?)?,
+            "--fuzz-input" => {
+                let path = a.value(arg)?;
+                let data = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+                let (dialect, bytes) = seeds::fuzz_input(&data);
+                let name = format!("{path} ({} bytes)", bytes.len());
+                inputs.push((name, bytes.to_vec(), Some(dialect)));
+            }
+            file => {
+                let bytes = std::fs::read(file).map_err(|e| format!("reading {file}: {e}"))?;
+                inputs.push((file.to_string(), bytes, None));
+            }
         }
     }
     if inputs.is_empty() {
-        return Err("check: give --hex HEX or files".into());
+        return Err("check: give --hex HEX, --fuzz-input FILE or files".into());
     }
+    let dialects = chosen_dialects(&chosen);
     let mut harness = Harness::new(0, None);
     let mut failed = false;
-    for (name, bytes) in &inputs {
-        match harness.check(Category::External, bytes) {
-            Ok(()) => println!("{name}: every subject agrees ({})", truth(bytes)),
-            Err(m) => {
-                failed = true;
-                println!("{name}:");
-                report_mismatch(&m, 0);
+    for (name, bytes, only) in &inputs {
+        println!("{name}:");
+        for &dialect in &dialects {
+            if only.is_some_and(|d| d != dialect) {
+                continue;
+            }
+            match harness.check_in(Category::External, dialect, bytes) {
+                Ok(()) => println!(
+                    "  {dialect}: every subject agrees ({})",
+                    truth(dialect, bytes)
+                ),
+                Err(m) => {
+                    failed = true;
+                    report_mismatch(&m, 0);
+                }
             }
         }
     }
@@ -411,13 +500,10 @@ fn check(args: &[String]) -> Result<ExitCode, String> {
     })
 }
 
-fn truth(bytes: &[u8]) -> String {
-    match utf8guard_dfa::validate(bytes) {
-        Ok(()) => "valid".into(),
-        Err(e) => format!(
-            "valid_up_to {}, error_len {:?}, {:?}",
-            e.valid_up_to, e.error_len, e.fault
-        ),
+fn truth(dialect: Dialect, bytes: &[u8]) -> String {
+    match dialect_oracle(dialect, bytes) {
+        Ok(truth) => truth.to_string(),
+        Err((dfa, std)) => format!("the DFA says {dfa}, std says {std}"),
     }
 }
 

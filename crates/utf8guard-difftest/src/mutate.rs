@@ -1,5 +1,8 @@
-//! Ways to break valid text: the malformation classes of UTF-8 and the
+//! Ways to break valid text: the malformation classes of UTF-8, the
+//! sequences that divide the dialects of the family ([`Foreign`]), and the
 //! mutations that put them (or plain damage) at chosen positions.
+
+use utf8guard::Dialect;
 
 use crate::rng::Rng;
 
@@ -116,6 +119,168 @@ impl Malformation {
     }
 }
 
+/// A sequence that is well formed in some dialects of the family and ill
+/// formed in others: inserted into text of one dialect, it is either text
+/// of that dialect across the boundaries (its kernels' well-formed paths)
+/// or the dialect's own kind of error.
+///
+/// ```
+/// use utf8guard::Dialect;
+/// use utf8guard_difftest::{Foreign, Rng};
+///
+/// let pair = Foreign::SurrogatePair.bytes(&mut Rng::new(1));
+/// assert!(utf8guard_dfa::CESU8.is_valid(&pair));
+/// assert!(!utf8guard_dfa::WTF8.is_valid(&pair));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Foreign {
+    /// A lead surrogate alone, `ED A0..AF 80..BF`: well formed in Unicode
+    /// 3.1, WTF-8, modified UTF-8 and RFC 2279; half a pair in CESU-8.
+    LeadSurrogate,
+    /// A trail surrogate alone, `ED B0..BF 80..BF`.
+    TrailSurrogate,
+    /// A lead surrogate then a trail: CESU-8's form of a supplementary
+    /// character, Unicode 3.1's "irregular" one, WTF-8's error.
+    SurrogatePair,
+    /// A trail surrogate then a lead: two lone surrogates.
+    ReversedPair,
+    /// The byte `00`: ill formed in modified and Corrected UTF-8.
+    Nul,
+    /// `C0 80`: U+0000 in modified UTF-8, U+00A0 in Corrected UTF-8, an
+    /// overlong form elsewhere.
+    OverlongNul,
+    /// `C0 81..BF` or `C1 80..BF`: overlong in modified UTF-8, characters
+    /// of Corrected UTF-8.
+    C0C1Pair,
+    /// A 4-byte character up to U+10FFFF (`F0..F4`): ill formed in CESU-8
+    /// and modified UTF-8.
+    FourByte,
+    /// A 4-byte sequence above U+10FFFF (`F4 90..BF` or `F5..F7`): RFC
+    /// 2279 and Corrected UTF-8 only.
+    FourByteAbove,
+    /// A 5-byte sequence `F8..FB` + 4 continuation bytes, its second byte
+    /// often at an edge (`F8 80..87` is overlong in RFC 2279).
+    FiveByte,
+    /// A 6-byte sequence `FC..FD` + 5 continuation bytes, its second byte
+    /// often at an edge (`FC 80..83` is overlong in RFC 2279).
+    SixByte,
+    /// `FE` or `FF` and 0 to 8 (sometimes up to 150) continuation bytes:
+    /// a reserved run in Corrected UTF-8, ill formed elsewhere.
+    ReservedRun,
+    /// Corrected UTF-8's magic number: anywhere but at offset 0, its `00`
+    /// is an error there too.
+    Magic,
+}
+
+impl Foreign {
+    /// Every class.
+    pub const ALL: &'static [Foreign] = &[
+        Foreign::LeadSurrogate,
+        Foreign::TrailSurrogate,
+        Foreign::SurrogatePair,
+        Foreign::ReversedPair,
+        Foreign::Nul,
+        Foreign::OverlongNul,
+        Foreign::C0C1Pair,
+        Foreign::FourByte,
+        Foreign::FourByteAbove,
+        Foreign::FiveByte,
+        Foreign::SixByte,
+        Foreign::ReservedRun,
+        Foreign::Magic,
+    ];
+
+    /// A short name for reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Foreign::LeadSurrogate => "lead-surrogate",
+            Foreign::TrailSurrogate => "trail-surrogate",
+            Foreign::SurrogatePair => "surrogate-pair",
+            Foreign::ReversedPair => "reversed-pair",
+            Foreign::Nul => "nul",
+            Foreign::OverlongNul => "c0-80",
+            Foreign::C0C1Pair => "c0-c1-pair",
+            Foreign::FourByte => "four-byte",
+            Foreign::FourByteAbove => "four-byte-above-10ffff",
+            Foreign::FiveByte => "five-byte",
+            Foreign::SixByte => "six-byte",
+            Foreign::ReservedRun => "reserved-run",
+            Foreign::Magic => "magic-number",
+        }
+    }
+
+    /// One random instance of the class.
+    pub fn bytes(self, rng: &mut Rng) -> Vec<u8> {
+        let cont = |rng: &mut Rng| rng.byte(0x80, 0xBF);
+        let lead = |rng: &mut Rng| [0xED, rng.byte(0xA0, 0xAF), cont(rng)];
+        let trail = |rng: &mut Rng| [0xED, rng.byte(0xB0, 0xBF), cont(rng)];
+        // A second byte at an edge of a range, or any continuation byte.
+        let second = |rng: &mut Rng, edges: &[u8]| {
+            if rng.one_in(2) {
+                *rng.pick(edges)
+            } else {
+                cont(rng)
+            }
+        };
+        let mut v = Vec::with_capacity(8);
+        match self {
+            Foreign::LeadSurrogate => v.extend(lead(rng)),
+            Foreign::TrailSurrogate => v.extend(trail(rng)),
+            Foreign::SurrogatePair => {
+                v.extend(lead(rng));
+                v.extend(trail(rng));
+            }
+            Foreign::ReversedPair => {
+                v.extend(trail(rng));
+                v.extend(lead(rng));
+            }
+            Foreign::Nul => v.push(0),
+            Foreign::OverlongNul => v.extend([0xC0, 0x80]),
+            Foreign::C0C1Pair => {
+                let first = rng.byte(0xC0, 0xC1);
+                let low = if first == 0xC0 { 0x81 } else { 0x80 };
+                v.extend([first, rng.byte(low, 0xBF)]);
+            }
+            Foreign::FourByte => {
+                let c = loop {
+                    let c = random_multibyte_char(rng);
+                    if c.len_utf8() == 4 {
+                        break c;
+                    }
+                };
+                let mut buf = [0u8; 4];
+                v.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            Foreign::FourByteAbove => {
+                if rng.one_in(2) {
+                    v.extend([0xF4, rng.byte(0x90, 0xBF)]);
+                } else {
+                    v.extend([rng.byte(0xF5, 0xF7), cont(rng)]);
+                }
+                v.extend([cont(rng), cont(rng)]);
+            }
+            Foreign::FiveByte => {
+                v.extend([rng.byte(0xF8, 0xFB), second(rng, &[0x80, 0x87, 0x88, 0xBF])]);
+                v.extend((0..3).map(|_| cont(rng)));
+            }
+            Foreign::SixByte => {
+                v.extend([rng.byte(0xFC, 0xFD), second(rng, &[0x80, 0x83, 0x84, 0xBF])]);
+                v.extend((0..4).map(|_| cont(rng)));
+            }
+            Foreign::ReservedRun => {
+                let len = if rng.one_in(8) {
+                    rng.range(9, 150)
+                } else {
+                    rng.range(0, 8)
+                };
+                crate::encode::reserved_run(rng, len, &mut v);
+            }
+            Foreign::Magic => v.extend_from_slice(&crate::encode::CORRECTED_MAGIC),
+        }
+        v
+    }
+}
+
 /// A character of 2, 3 or 4 bytes, often at the edge of a row of Table 3-7.
 pub fn random_multibyte_char(rng: &mut Rng) -> char {
     const RANGES: &[(u32, u32)] = &[
@@ -135,6 +300,36 @@ pub fn random_multibyte_char(rng: &mut Rng) -> char {
         _ => lo + rng.below((hi - lo + 1) as usize) as u32,
     };
     char::from_u32(cp).unwrap_or('\u{FFFD}')
+}
+
+/// A class of sequence to insert: a [`Malformation`] or a [`Foreign`]
+/// sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Piece {
+    /// Ill formed in strict UTF-8.
+    Malformed(Malformation),
+    /// Well formed in some dialects only.
+    Foreign(Foreign),
+}
+
+impl Piece {
+    /// One random instance of the class.
+    pub fn bytes(self, rng: &mut Rng) -> Vec<u8> {
+        match self {
+            Piece::Malformed(m) => m.bytes(rng),
+            Piece::Foreign(f) => f.bytes(rng),
+        }
+    }
+
+    /// A random class: any malformation, or in the dialects other than
+    /// strict UTF-8, as often a foreign sequence.
+    pub fn random(dialect: Dialect, rng: &mut Rng) -> Piece {
+        if dialect != Dialect::Utf8 && rng.one_in(2) {
+            Piece::Foreign(*rng.pick(Foreign::ALL))
+        } else {
+            Piece::Malformed(*rng.pick(Malformation::ALL))
+        }
+    }
 }
 
 /// One change to an input.
@@ -233,6 +428,18 @@ pub fn char_start(bytes: &[u8], at: usize) -> usize {
 /// it lands across the 16-, 32- and 64-byte vector boundaries and in the
 /// first, middle and last blocks alike.
 pub fn round(base: &[u8], rng: &mut Rng) -> Vec<Mutation> {
+    round_in(Dialect::Utf8, base, rng)
+}
+
+/// [`round`] over text of `dialect`: in the dialects other than strict
+/// UTF-8, every [`Foreign`] class is inserted too, as the malformation
+/// classes are.
+pub fn round_in(dialect: Dialect, base: &[u8], rng: &mut Rng) -> Vec<Mutation> {
+    let foreign = if dialect == Dialect::Utf8 {
+        &[][..]
+    } else {
+        Foreign::ALL
+    };
     let mut out = Vec::new();
     let n = base.len();
     for r in 0..64usize {
@@ -242,7 +449,11 @@ pub fn round(base: &[u8], rng: &mut Rng) -> Vec<Mutation> {
         let blocks = (n - r) / 64;
         let at = 64 * rng.range(0, blocks) + r;
         let start = char_start(base, at);
-        for &class in Malformation::ALL {
+        let classes = Malformation::ALL
+            .iter()
+            .map(|&m| Piece::Malformed(m))
+            .chain(foreign.iter().map(|&f| Piece::Foreign(f)));
+        for class in classes {
             out.push(Mutation::Insert {
                 at,
                 bytes: class.bytes(rng),
@@ -312,6 +523,126 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn foreign_sequences_divide_the_dialects_as_documented() {
+        use utf8guard_dfa as dfa;
+        let mut rng = Rng::new(8);
+        let valid = |a: &dfa::Automaton, f: Foreign, rng: &mut Rng| {
+            let bytes = f.bytes(rng);
+            let mut text = b"ab".to_vec();
+            text.extend_from_slice(&bytes);
+            text.extend_from_slice(b"cd");
+            (a.is_valid(&text), bytes)
+        };
+        // (class, the automata that accept it always, those that never do).
+        let cases: &[(Foreign, &[&dfa::Automaton], &[&dfa::Automaton])] = &[
+            (
+                Foreign::LeadSurrogate,
+                &[
+                    &dfa::UNICODE_3_1,
+                    &dfa::WTF8,
+                    &dfa::MUTF8,
+                    &dfa::RFC2279,
+                    &dfa::CORRECTED,
+                ],
+                &[&dfa::UTF8, &dfa::CESU8],
+            ),
+            (
+                Foreign::SurrogatePair,
+                &[&dfa::UNICODE_3_1, &dfa::CESU8, &dfa::MUTF8, &dfa::RFC2279],
+                &[&dfa::UTF8, &dfa::WTF8],
+            ),
+            (
+                Foreign::ReversedPair,
+                &[&dfa::UNICODE_3_1, &dfa::WTF8, &dfa::MUTF8],
+                &[&dfa::UTF8, &dfa::CESU8],
+            ),
+            (
+                Foreign::Nul,
+                &[&dfa::UTF8, &dfa::CESU8, &dfa::RFC2279],
+                &[&dfa::MUTF8, &dfa::CORRECTED],
+            ),
+            (
+                Foreign::OverlongNul,
+                &[&dfa::MUTF8, &dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::CESU8, &dfa::RFC2279],
+            ),
+            (
+                Foreign::C0C1Pair,
+                &[&dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::MUTF8, &dfa::RFC2279],
+            ),
+            (
+                Foreign::FourByte,
+                &[&dfa::UTF8, &dfa::WTF8, &dfa::RFC2279, &dfa::CORRECTED],
+                &[&dfa::CESU8, &dfa::MUTF8],
+            ),
+            (
+                Foreign::FourByteAbove,
+                &[&dfa::RFC2279, &dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::UNICODE_3_1, &dfa::CESU8],
+            ),
+            (
+                Foreign::FiveByte,
+                &[&dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::WTF8, &dfa::MUTF8],
+            ),
+            (
+                Foreign::SixByte,
+                &[&dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::CESU8, &dfa::MUTF8],
+            ),
+            (
+                Foreign::ReservedRun,
+                &[&dfa::CORRECTED],
+                &[&dfa::UTF8, &dfa::RFC2279, &dfa::CESU8],
+            ),
+            (Foreign::Magic, &[], &[&dfa::CORRECTED, &dfa::UTF8]),
+        ];
+        for &(class, accept, reject) in cases {
+            for _ in 0..200 {
+                for a in accept {
+                    let (ok, bytes) = valid(a, class, &mut rng);
+                    assert!(ok, "{} rejects {class:?} {bytes:02X?}", a.grammar().name);
+                }
+                for a in reject {
+                    let (ok, bytes) = valid(a, class, &mut rng);
+                    assert!(!ok, "{} accepts {class:?} {bytes:02X?}", a.grammar().name);
+                }
+            }
+        }
+        // RFC 2279 takes the 5- and 6-byte forms but the overlong ones.
+        let mut seen = [false; 2];
+        for _ in 0..400 {
+            for class in [Foreign::FiveByte, Foreign::SixByte] {
+                let bytes = class.bytes(&mut rng);
+                let overlong = matches!(bytes[..2], [0xF8, 0x80..=0x87] | [0xFC, 0x80..=0x83]);
+                seen[usize::from(overlong)] = true;
+                assert_eq!(dfa::RFC2279.is_valid(&bytes), !overlong, "{bytes:02X?}");
+            }
+        }
+        assert_eq!(seen, [true, true]);
+    }
+
+    #[test]
+    fn a_dialect_round_inserts_the_foreign_classes_too() {
+        let base = Script::Mixed.generate(1, 1000);
+        let strict = round(&base, &mut Rng::new(2));
+        let dialect = round_in(Dialect::Cesu8, &base, &mut Rng::new(2));
+        let inserts = |ms: &[Mutation]| {
+            ms.iter()
+                .filter(|m| matches!(m, Mutation::Insert { .. }))
+                .count()
+        };
+        // Every residue gets every class, once or twice.
+        let per_class = |ms: &[Mutation], classes: usize| {
+            let n = inserts(ms);
+            assert!((64 * classes..=128 * classes).contains(&n), "{n}");
+        };
+        per_class(&strict, Malformation::ALL.len());
+        per_class(&dialect, Malformation::ALL.len() + Foreign::ALL.len());
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! The code under test: every kernel, the dispatched API and the APIs
-//! built on them, each wrapped as a [`Subject`] that answers for one input.
+//! built on them, each wrapped as a [`Subject`] that answers for one input
+//! in one dialect.
 //!
 //! Adding a subject is one entry in [`registry`].
 
 use std::borrow::Cow;
 use std::fmt;
 
-use utf8guard::{ErrorKind, Kernel, Utf8Error};
+use utf8guard::{Dialect, ErrorKind, Kernel, StreamValidator, Utf8Error};
 
 use crate::ingest;
 use crate::rng::Rng;
@@ -55,6 +56,73 @@ impl fmt::Display for Found {
     }
 }
 
+/// What a check learns of a well-formed input besides its
+/// well-formedness: Corrected UTF-8's magic number and first reserved run
+/// (`false` and `None` in the other dialects).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inspected {
+    /// The input starts with the magic number.
+    pub magic_number: bool,
+    /// The offset of the first reserved `FE`/`FF` run.
+    pub first_reserved_run: Option<usize>,
+}
+
+impl From<utf8guard::Inspection> for Inspected {
+    fn from(i: utf8guard::Inspection) -> Inspected {
+        Inspected {
+            magic_number: i.magic_number(),
+            first_reserved_run: i.first_reserved_run(),
+        }
+    }
+}
+
+impl fmt::Display for Inspected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.magic_number {
+            f.write_str(", magic number")?;
+        }
+        if let Some(at) = self.first_reserved_run {
+            write!(f, ", first reserved run at {at}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The right answer for one input in one dialect, from its oracle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truth {
+    /// `Ok`, or the first error.
+    pub result: Result<(), Found>,
+    /// What a well-formed input shows besides (for an ill-formed one, what
+    /// the part before the error shows).
+    pub inspected: Inspected,
+}
+
+impl Truth {
+    /// The truth for an input with nothing to inspect (strict UTF-8).
+    pub fn plain(result: Result<(), Found>) -> Truth {
+        Truth {
+            result,
+            inspected: Inspected::default(),
+        }
+    }
+}
+
+impl fmt::Display for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.result {
+            Ok(()) => write!(f, "valid{}", self.inspected),
+            Err(found) => write!(
+                f,
+                "valid_up_to {}, error_len {:?}, {:?}",
+                found.valid_up_to,
+                found.error_len,
+                found.kind.unwrap_or(ErrorKind::Incomplete)
+            ),
+        }
+    }
+}
+
 /// What a subject says about one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -62,6 +130,9 @@ pub enum Answer {
     Verdict(bool),
     /// `Ok`, or the exact error (the `from_utf8` APIs).
     Exact(Result<(), Found>),
+    /// `Ok` with what was learned on the way, or the exact error
+    /// (`Dialect::inspect`, the dialects' `StreamValidator`).
+    Inspected(Result<Inspected, Found>),
     /// A lossy conversion's output, compared with
     /// `String::from_utf8_lossy`.
     Lossy(String),
@@ -86,25 +157,29 @@ impl Answer {
         }
     }
 
-    /// `true` when this answer is the right one for `input`, whose true
-    /// result is `truth`.
-    pub fn agrees(&self, input: &[u8], truth: &Result<(), Found>) -> bool {
-        match (self, truth) {
-            (Answer::Verdict(valid), _) => *valid == truth.is_ok(),
+    /// `true` when this answer is the right one for `input`, whose truth
+    /// is `truth`.
+    pub fn agrees(&self, input: &[u8], truth: &Truth) -> bool {
+        match (self, &truth.result) {
+            (Answer::Verdict(valid), result) => *valid == result.is_ok(),
             (Answer::Exact(Ok(())), Ok(())) => true,
             (Answer::Exact(Err(got)), Err(want)) => got.agrees_with(want),
             (Answer::Exact(_), _) => false,
+            (Answer::Inspected(Ok(got)), Ok(())) => *got == truth.inspected,
+            (Answer::Inspected(Err(got)), Err(want)) => got.agrees_with(want),
+            (Answer::Inspected(_), _) => false,
             (Answer::Lossy(s), _) => *s == String::from_utf8_lossy(input),
             (Answer::Broken(_), _) => false,
         }
     }
 
     /// The right answer of the same form, for reports.
-    pub fn expected(&self, input: &[u8], truth: &Result<(), Found>) -> Answer {
+    pub fn expected(&self, input: &[u8], truth: &Truth) -> Answer {
         match self {
-            Answer::Verdict(_) => Answer::Verdict(truth.is_ok()),
+            Answer::Verdict(_) => Answer::Verdict(truth.result.is_ok()),
             Answer::Lossy(_) => Answer::Lossy(String::from_utf8_lossy(input).into_owned()),
-            Answer::Exact(_) | Answer::Broken(_) => Answer::Exact(*truth),
+            Answer::Inspected(_) => Answer::Inspected(truth.result.map(|()| truth.inspected)),
+            Answer::Exact(_) | Answer::Broken(_) => Answer::Exact(truth.result),
         }
     }
 }
@@ -114,7 +189,8 @@ impl fmt::Display for Answer {
         match self {
             Answer::Verdict(true) | Answer::Exact(Ok(())) => f.write_str("valid"),
             Answer::Verdict(false) => f.write_str("invalid"),
-            Answer::Exact(Err(found)) => write!(f, "{found}"),
+            Answer::Exact(Err(found)) | Answer::Inspected(Err(found)) => write!(f, "{found}"),
+            Answer::Inspected(Ok(inspected)) => write!(f, "valid{inspected}"),
             Answer::Lossy(s) => write!(f, "lossy {s:?}"),
             Answer::Broken(why) => write!(f, "broken: {why}"),
         }
@@ -138,15 +214,20 @@ pub struct Context {
 
 type Run = dyn Fn(&[u8], &mut Context) -> Answer + Send + Sync;
 
-/// One thing under test: a name and a function from input to [`Answer`].
+/// One thing under test: a name, the dialect it validates, and a function
+/// from input to [`Answer`].
 pub struct Subject {
     name: String,
+    dialect: Dialect,
     run: Box<Run>,
 }
 
 impl fmt::Debug for Subject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Subject").field("name", &self.name).finish()
+        f.debug_struct("Subject")
+            .field("name", &self.name)
+            .field("dialect", &self.dialect)
+            .finish()
     }
 }
 
@@ -165,13 +246,34 @@ impl Subject {
     ) -> Subject {
         Subject {
             name: name.into(),
+            dialect: Dialect::Utf8,
             run: Box::new(run),
         }
+    }
+
+    /// The same subject, validating `dialect` (checked against that
+    /// dialect's oracle) instead of strict UTF-8.
+    ///
+    /// ```
+    /// use utf8guard::Dialect;
+    /// use utf8guard_difftest::{Answer, Subject};
+    ///
+    /// let subject = Subject::new("cesu", |b, _| Answer::Verdict(Dialect::Cesu8.validate(b)))
+    ///     .in_dialect(Dialect::Cesu8);
+    /// assert_eq!(subject.dialect(), Dialect::Cesu8);
+    /// ```
+    pub fn in_dialect(self, dialect: Dialect) -> Subject {
+        Subject { dialect, ..self }
     }
 
     /// The subject's name, e.g. `avx2.from_utf8`.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The dialect the subject validates.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// The subject's answer for `input`.
@@ -180,11 +282,17 @@ impl Subject {
     }
 }
 
-/// Every subject this CPU can run; with `only`, the kernel subjects are
-/// limited to that kernel (the dispatched API is always included: it runs
-/// whichever kernel is active).
+/// Every subject this CPU can run, in every dialect: [`registry_in`] over
+/// [`Dialect::ALL`].
+pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
+    registry_in(only, Dialect::ALL)
+}
+
+/// Every subject this CPU can run in the given dialects; with `only`, the
+/// kernel subjects are limited to that kernel (the dispatched API is always
+/// included: it runs whichever kernel is active).
 ///
-/// The list:
+/// In strict UTF-8 ([`utf8_subjects`]):
 /// - `<kernel>.validate` and `<kernel>.from_utf8` for each available kernel;
 /// - `avx2-shuffled.validate`, the AVX2 kernel's alternative look-behind
 ///   strategy, where AVX2 is available;
@@ -209,10 +317,37 @@ impl Subject {
 ///   `BufReader` of a small random capacity
 ///   ([`ingest::utf8_reader_fill_buf`]);
 /// - `io::validate_reader` over random short reads
-///   ([`ingest::validate_reader`]).
+///   ([`ingest::validate_reader`]);
+/// - `Dialect::check(utf-8)`, `Dialect::validate(utf-8)` and
+///   `Dialect::inspect(utf-8)` (which goes through the dialects' path of
+///   the kernel, not `from_utf8`'s).
+///
+/// In each other dialect `d` ([`dialect_subjects`]):
+/// - `<kernel>.check_dialect(d)` and `<kernel>.validate_dialect(d)` for
+///   each available kernel;
+/// - `Dialect::check(d)`, `Dialect::validate(d)` and `Dialect::inspect(d)`
+///   (the magic number and first reserved run too), the dispatched API;
+/// - `StreamValidator::with_dialect(d)`, fed the input in a random
+///   [`chunking`], its inspection compared too.
 ///
 /// [`split_len`]: ingest::split_len
-pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
+pub fn registry_in(only: Option<Kernel>, dialects: &[Dialect]) -> Vec<Subject> {
+    let mut subjects = Vec::new();
+    for &dialect in Dialect::ALL {
+        if !dialects.contains(&dialect) {
+            continue;
+        }
+        if dialect == Dialect::Utf8 {
+            subjects.extend(utf8_subjects(only));
+        } else {
+            subjects.extend(dialect_subjects(only, dialect));
+        }
+    }
+    subjects
+}
+
+/// The subjects of strict UTF-8 (see [`registry_in`]).
+pub fn utf8_subjects(only: Option<Kernel>) -> Vec<Subject> {
     let mut subjects = Vec::new();
     let wanted = |k: Kernel| only.is_none_or(|o| o == k);
     for kernel in Kernel::available().filter(|&k| wanted(k)) {
@@ -249,7 +384,7 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
         }
     }));
     subjects.push(Subject::new("StreamValidator", |b, cx| {
-        stream(b, &mut cx.rng)
+        stream(StreamValidator::new(), b, cx)
     }));
     subjects.push(Subject::new(
         "from_utf8_lossy",
@@ -339,7 +474,64 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
         ingest::utf8_reader_fill_buf,
     ));
     subjects.push(Subject::new("io::validate_reader", ingest::validate_reader));
+    subjects.extend(dispatched_dialect_subjects(Dialect::Utf8));
     subjects
+}
+
+/// The subjects of `dialect`, one of the dialects other than strict UTF-8
+/// (see [`registry_in`]).
+pub fn dialect_subjects(only: Option<Kernel>, dialect: Dialect) -> Vec<Subject> {
+    let mut subjects = Vec::new();
+    for kernel in Kernel::available().filter(|&k| only.is_none_or(|o| o == k)) {
+        subjects.push(
+            Subject::new(format!("{kernel}.check_dialect({dialect})"), move |b, _| {
+                Answer::Exact(
+                    kernel
+                        .check_dialect(dialect, b)
+                        .map_err(|e| Found::from_error(&e)),
+                )
+            })
+            .in_dialect(dialect),
+        );
+        subjects.push(
+            Subject::new(
+                format!("{kernel}.validate_dialect({dialect})"),
+                move |b, _| Answer::Verdict(kernel.validate_dialect(dialect, b)),
+            )
+            .in_dialect(dialect),
+        );
+    }
+    subjects.extend(dispatched_dialect_subjects(dialect));
+    subjects.push(
+        Subject::new(
+            format!("StreamValidator::with_dialect({dialect})"),
+            move |b, cx| stream(StreamValidator::with_dialect(dialect), b, cx),
+        )
+        .in_dialect(dialect),
+    );
+    subjects
+}
+
+/// `Dialect::check`, `Dialect::validate` and `Dialect::inspect` of
+/// `dialect`.
+fn dispatched_dialect_subjects(dialect: Dialect) -> [Subject; 3] {
+    [
+        Subject::new(format!("Dialect::check({dialect})"), move |b, _| {
+            Answer::Exact(dialect.check(b).map_err(|e| Found::from_error(&e)))
+        }),
+        Subject::new(format!("Dialect::validate({dialect})"), move |b, _| {
+            Answer::Verdict(dialect.validate(b))
+        }),
+        Subject::new(format!("Dialect::inspect({dialect})"), move |b, _| {
+            Answer::Inspected(
+                dialect
+                    .inspect(b)
+                    .map(Inspected::from)
+                    .map_err(|e| Found::from_error(&e)),
+            )
+        }),
+    ]
+    .map(|s| s.in_dialect(dialect))
 }
 
 /// A chunk length from [`ingest::split_len`], written in the note.
@@ -452,14 +644,30 @@ pub fn chunking(len: usize, rng: &mut Rng) -> Vec<usize> {
     cuts
 }
 
-/// [`utf8guard::StreamValidator`] fed `input` in a random [`chunking`].
-/// After the first error every later `update` and the `finish` must return
-/// that same error.
-fn stream(input: &[u8], rng: &mut Rng) -> Answer {
-    let mut v = utf8guard::StreamValidator::new();
+/// The chunk ends of a chunking, in words for a note: the first few of
+/// them and how many there are.
+fn describe_cuts(cuts: &[usize]) -> String {
+    const SHOWN: usize = 24;
+    let shown: Vec<String> = cuts.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = if cuts.len() > SHOWN { ", ..." } else { "" };
+    format!(
+        "{} chunks, ending at {}{more}",
+        cuts.len(),
+        shown.join(", ")
+    )
+}
+
+/// `v`, a [`StreamValidator`] at the start of a stream, fed `input` in a
+/// random [`chunking`] (written in the note). After the first error every
+/// later `update` and the `finish` must return that same error. In the
+/// dialects other than strict UTF-8, what the stream learned on the way
+/// ([`StreamValidator::inspection`]) is part of a well-formed answer.
+fn stream(mut v: StreamValidator, input: &[u8], cx: &mut Context) -> Answer {
     let mut start = 0;
     let mut first_error = None;
-    for end in chunking(input.len(), rng) {
+    let cuts = chunking(input.len(), &mut cx.rng);
+    cx.note = describe_cuts(&cuts);
+    for end in cuts {
         let result = v.update(&input[start..end]);
         start = end;
         match (result, first_error) {
@@ -473,12 +681,21 @@ fn stream(input: &[u8], rng: &mut Rng) -> Answer {
             _ => {}
         }
     }
+    let dialect = v.dialect();
+    let inspected = Inspected::from(v.inspection());
     match (v.finish(), first_error) {
         (Err(e), Some(first)) if e != first => {
             Answer::Broken(format!("finish: {e:?}, but update reported {first:?}"))
         }
         (Ok(()), Some(first)) => Answer::Broken(format!("finish Ok after the error {first:?}")),
-        (result, _) => Answer::Exact(result.map_err(|e| Found::from_error(&e))),
+        (result, _) if dialect == Dialect::Utf8 => {
+            Answer::Exact(result.map_err(|e| Found::from_error(&e)))
+        }
+        (result, _) => Answer::Inspected(
+            result
+                .map(|()| inspected)
+                .map_err(|e| Found::from_error(&e)),
+        ),
     }
 }
 
@@ -503,12 +720,23 @@ mod tests {
         assert!(styles.iter().all(|&n| n > 10), "{styles:?}");
     }
 
+    fn context(seed: u64) -> Context {
+        Context {
+            rng: Rng::new(seed),
+            scratch: Vec::new(),
+            note: String::new(),
+        }
+    }
+
     #[test]
     fn the_stream_subject_reports_the_whole_stream_error() {
-        let mut rng = Rng::new(1);
+        let mut cx = context(1);
         let input = "aé€😀".repeat(40).into_bytes();
         for _ in 0..100 {
-            assert_eq!(stream(&input, &mut rng), Answer::Exact(Ok(())));
+            let answer = stream(StreamValidator::new(), &input, &mut cx);
+            assert_eq!(answer, Answer::Exact(Ok(())));
+            assert!(cx.note.contains(" chunks, ending at "), "{}", cx.note);
+            assert!(cx.note.ends_with(&input.len().to_string()) || cx.note.ends_with("..."));
         }
         let mut bad = input.clone();
         bad.extend_from_slice(b"\xF0\x9F");
@@ -518,7 +746,76 @@ mod tests {
             kind: Some(ErrorKind::Incomplete),
         }));
         for _ in 0..100 {
-            assert_eq!(stream(&bad, &mut rng), want);
+            assert_eq!(stream(StreamValidator::new(), &bad, &mut cx), want);
         }
+    }
+
+    #[test]
+    fn the_dialect_stream_subject_reports_what_it_learned() {
+        let mut cx = context(2);
+        let mut doc = crate::encode::CORRECTED_MAGIC.to_vec();
+        doc.extend_from_slice(b"text \xFE\x80\x80 more");
+        let want = Answer::Inspected(Ok(Inspected {
+            magic_number: true,
+            first_reserved_run: Some(13),
+        }));
+        for _ in 0..100 {
+            let v = StreamValidator::with_dialect(Dialect::Corrected);
+            assert_eq!(stream(v, &doc, &mut cx), want);
+        }
+        doc.push(0);
+        let want = Answer::Inspected(Err(Found {
+            valid_up_to: doc.len() - 1,
+            error_len: Some(1),
+            kind: Some(ErrorKind::Nul),
+        }));
+        let v = StreamValidator::with_dialect(Dialect::Corrected);
+        assert_eq!(stream(v, &doc, &mut cx), want);
+    }
+
+    #[test]
+    fn describing_cuts_keeps_the_note_short() {
+        assert_eq!(describe_cuts(&[3, 5]), "2 chunks, ending at 3, 5");
+        let many: Vec<usize> = (1..=100).collect();
+        let note = describe_cuts(&many);
+        assert!(note.starts_with("100 chunks, ending at 1, 2, 3,"), "{note}");
+        assert!(note.ends_with("23, 24, ..."), "{note}");
+    }
+
+    #[test]
+    fn answers_agree_with_the_truth_of_their_form() {
+        let found = Found {
+            valid_up_to: 2,
+            error_len: Some(1),
+            kind: Some(ErrorKind::Nul),
+        };
+        let doc = Truth {
+            result: Ok(()),
+            inspected: Inspected {
+                magic_number: true,
+                first_reserved_run: Some(9),
+            },
+        };
+        let bad = Truth::plain(Err(found));
+        let input = b"ab\x00";
+        assert!(Answer::Inspected(Ok(doc.inspected)).agrees(input, &doc));
+        assert!(!Answer::Inspected(Ok(Inspected::default())).agrees(input, &doc));
+        assert!(Answer::Exact(Ok(())).agrees(input, &doc));
+        assert!(Answer::Verdict(true).agrees(input, &doc));
+        assert!(Answer::Inspected(Err(found)).agrees(input, &bad));
+        assert!(!Answer::Inspected(Ok(Inspected::default())).agrees(input, &bad));
+        assert_eq!(
+            Answer::Inspected(Ok(Inspected::default())).expected(input, &doc),
+            Answer::Inspected(Ok(doc.inspected))
+        );
+        assert_eq!(
+            Answer::Inspected(Ok(doc.inspected)).to_string(),
+            "valid, magic number, first reserved run at 9"
+        );
+        assert_eq!(
+            doc.to_string(),
+            "valid, magic number, first reserved run at 9"
+        );
+        assert_eq!(bad.to_string(), "valid_up_to 2, error_len Some(1), Nul");
     }
 }

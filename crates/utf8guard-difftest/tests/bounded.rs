@@ -1,38 +1,66 @@
-//! The bounded differential run: every category, every subject, a fixed
-//! amount of work (about two minutes in release on two busy cores, most of
-//! it in the parallel and reader subjects, which pay for a thread pool
-//! round trip or a reader's buffer on every input; a quarter of the work in
-//! debug builds). The long runs are the `difftest` binary's job.
+//! The bounded differential run: every category, every subject, every
+//! dialect, a fixed amount of work (about three minutes in release on two
+//! busy cores, most of it in strict UTF-8's parallel and reader subjects,
+//! which pay for a thread pool round trip or a reader's buffer on every
+//! input; a quarter of the work in debug builds). Each category runs in
+//! strict UTF-8 and, as a test of its own, in the six other dialects with
+//! the same amount of work per dialect (their subjects are cheaper). The
+//! long runs are the `difftest` binary's job.
 
-use utf8guard::Kernel;
+use utf8guard::{Dialect, Kernel};
 use utf8guard_difftest::corpus::{self, CorpusFile};
 use utf8guard_difftest::exhaustive::{self, FIRST_OF_LEN};
-use utf8guard_difftest::{seeds, Category, Harness, Runner, Script};
+use utf8guard_difftest::{seeds, Category, Harness, Rng, Runner, Script};
 
 /// Work is divided by this in debug builds.
 const SCALE: u64 = if cfg!(debug_assertions) { 4 } else { 1 };
 
 const SEED: u64 = 0x5EED;
 
-fn runner(corpus: Vec<CorpusFile>) -> Runner {
-    Runner::new(Harness::new(SEED, None), SEED, corpus)
+/// Strict UTF-8 alone.
+const STRICT: &[Dialect] = &[Dialect::Utf8];
+
+/// The dialects other than strict UTF-8.
+fn others() -> &'static [Dialect] {
+    &Dialect::ALL[1..]
 }
 
-/// Every subject saw every input: the per-subject counts equal the sum over
-/// categories.
+fn runner(corpus: Vec<CorpusFile>, dialects: &[Dialect]) -> Runner {
+    Runner::new(Harness::for_dialects(SEED, None, dialects), SEED, corpus)
+}
+
+/// Every subject saw every input of its dialect: the per-subject counts
+/// equal the sum over categories of that dialect's counts; and every
+/// dialect of the harness had inputs.
 fn assert_all_subjects_saw_everything(runner: &Runner) {
-    let inputs: u64 = Category::ALL
-        .iter()
-        .map(|&c| runner.harness.category_count(c).inputs)
-        .sum();
-    let bytes: u64 = Category::ALL
-        .iter()
-        .map(|&c| runner.harness.category_count(c).bytes)
-        .sum();
-    assert!(inputs > 0);
-    for (name, count) in runner.harness.subject_counts() {
-        assert_eq!((count.inputs, count.bytes), (inputs, bytes), "{name}");
+    let h = &runner.harness;
+    let lane = |d: Dialect| {
+        let inputs: u64 = Category::ALL
+            .iter()
+            .map(|&c| h.lane_count(d, c).inputs)
+            .sum();
+        let bytes: u64 = Category::ALL
+            .iter()
+            .map(|&c| h.lane_count(d, c).bytes)
+            .sum();
+        (inputs, bytes)
+    };
+    for &d in h.dialects() {
+        assert!(lane(d).0 > 0, "{d}");
     }
+    for (name, count) in h.subject_counts() {
+        let d = subject_dialect(name);
+        assert_eq!((count.inputs, count.bytes), lane(d), "{name}");
+    }
+}
+
+/// The dialect a subject's name says (strict UTF-8 if none).
+fn subject_dialect(name: &str) -> Dialect {
+    Dialect::ALL
+        .iter()
+        .copied()
+        .find(|d| name.ends_with(&format!("({d})")))
+        .unwrap_or(Dialect::Utf8)
 }
 
 fn expect_ok(result: Result<(), Box<utf8guard_difftest::Mismatch>>) {
@@ -43,7 +71,7 @@ fn expect_ok(result: Result<(), Box<utf8guard_difftest::Mismatch>>) {
 
 #[test]
 fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
-    let harness = Harness::new(0, None);
+    let harness = Harness::for_dialects(0, None, STRICT);
     let names: Vec<&str> = harness.subject_names().collect();
     let mut expected = Vec::new();
     for k in Kernel::available() {
@@ -71,12 +99,15 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
         "Utf8Reader::read",
         "Utf8Reader::fill_buf",
         "io::validate_reader",
+        "Dialect::check(utf-8)",
+        "Dialect::validate(utf-8)",
+        "Dialect::inspect(utf-8)",
     ] {
         expected.push(api.into());
     }
     assert_eq!(names, expected);
 
-    let only_scalar = Harness::new(0, Some(Kernel::Scalar));
+    let only_scalar = Harness::for_dialects(0, Some(Kernel::Scalar), STRICT);
     let names: Vec<&str> = only_scalar.subject_names().collect();
     assert_eq!(
         names,
@@ -99,13 +130,59 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
             "par::check_split",
             "Utf8Reader::read",
             "Utf8Reader::fill_buf",
-            "io::validate_reader"
+            "io::validate_reader",
+            "Dialect::check(utf-8)",
+            "Dialect::validate(utf-8)",
+            "Dialect::inspect(utf-8)"
+        ]
+    );
+}
+
+#[test]
+fn the_registry_holds_every_kernel_in_every_dialect() {
+    let all = Harness::new(0, None);
+    assert_eq!(all.dialects(), Dialect::ALL);
+    let names: Vec<&str> = all.subject_names().collect();
+    let strict = Harness::for_dialects(0, None, STRICT);
+    let mut expected: Vec<String> = strict.subject_names().map(String::from).collect();
+    for &d in others() {
+        for k in Kernel::available() {
+            expected.push(format!("{k}.check_dialect({d})"));
+            expected.push(format!("{k}.validate_dialect({d})"));
+        }
+        for api in ["Dialect::check", "Dialect::validate", "Dialect::inspect"] {
+            expected.push(format!("{api}({d})"));
+        }
+        expected.push(format!("StreamValidator::with_dialect({d})"));
+    }
+    assert_eq!(names, expected);
+
+    let cesu_on_scalar = Harness::for_dialects(0, Some(Kernel::Scalar), &[Dialect::Cesu8]);
+    let names: Vec<&str> = cesu_on_scalar.subject_names().collect();
+    assert_eq!(
+        names,
+        [
+            "scalar.check_dialect(cesu-8)",
+            "scalar.validate_dialect(cesu-8)",
+            "Dialect::check(cesu-8)",
+            "Dialect::validate(cesu-8)",
+            "Dialect::inspect(cesu-8)",
+            "StreamValidator::with_dialect(cesu-8)"
         ]
     );
 }
 
 #[test]
 fn corpus_category_covers_project_and_shared_corpora() {
+    corpus_category(STRICT);
+}
+
+#[test]
+fn corpus_category_in_every_other_dialect() {
+    corpus_category(others());
+}
+
+fn corpus_category(dialects: &[Dialect]) {
     let mut files = corpus::load_dir(&corpus::project_corpora()).expect("project corpora");
     let project_files = files.len();
     assert!(project_files >= seeds::project_corpora().len());
@@ -120,58 +197,110 @@ fn corpus_category_covers_project_and_shared_corpora() {
     }
     let n = files.len();
     let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
-    let mut runner = runner(files);
+    let mut runner = runner(files, dialects);
     // Four visits of every file: whole, 8 slices, 2 windows each time.
     for _ in 0..4 * n {
         expect_ok(runner.corpus_step(8));
     }
-    let count = runner.harness.category_count(Category::Corpus);
-    assert_eq!(count.inputs, 4 * n as u64 * (1 + 8 + 2));
-    assert!(count.bytes >= 4 * total);
+    for &d in dialects {
+        let count = runner.harness.lane_count(d, Category::Corpus);
+        assert_eq!(count.inputs, 4 * n as u64 * (1 + 8 + 2), "{d}");
+        // Re-encoded, a file may be shorter (Corrected UTF-8 has no U+0000
+        // nor C1 controls) or longer (CESU-8's pairs); whole, it is seen
+        // four times.
+        if matches!(d, Dialect::Utf8 | Dialect::Wtf8 | Dialect::Rfc2279) {
+            assert!(count.bytes >= 4 * total, "{d}");
+        }
+    }
     assert_all_subjects_saw_everything(&runner);
 }
 
 #[test]
 fn synthetic_category_covers_every_script() {
-    let mut runner = runner(Vec::new());
+    synthetic_category(STRICT);
+}
+
+#[test]
+fn synthetic_category_covers_every_script_in_every_other_dialect() {
+    synthetic_category(others());
+}
+
+fn synthetic_category(dialects: &[Dialect]) {
+    let mut runner = runner(Vec::new(), dialects);
     let rounds = 6 / SCALE as usize;
     for _ in 0..rounds * Script::ALL.len() {
         expect_ok(runner.synthetic_step(1 << 20));
     }
-    let count = runner.harness.category_count(Category::Synthetic);
-    assert_eq!(count.inputs, (rounds * Script::ALL.len() * 4) as u64);
-    // One large text, checked whole at a size no block loop can finish in
-    // its first block.
-    let big = Script::Mixed.generate(SEED, 8 << 20);
-    expect_ok(runner.harness.check(Category::Synthetic, &big));
+    for &d in dialects {
+        let count = runner.harness.lane_count(d, Category::Synthetic);
+        assert_eq!(count.inputs, (rounds * Script::ALL.len() * 4) as u64, "{d}");
+        // One large text, checked whole at a size no block loop can finish
+        // in its first block.
+        let mut big = Vec::new();
+        Script::Mixed.generate_in(d, &mut Rng::new(SEED), 8 << 20, &mut big);
+        expect_ok(runner.harness.check_in(Category::Synthetic, d, &big));
+    }
     assert_all_subjects_saw_everything(&runner);
 }
 
 #[test]
 fn mutation_category_breaks_every_script_at_every_residue() {
-    let mut runner = runner(Vec::new());
+    mutation_category(STRICT);
+}
+
+#[test]
+fn mutation_category_breaks_every_dialect_at_every_residue() {
+    mutation_category(others());
+}
+
+fn mutation_category(dialects: &[Dialect]) {
+    let mut runner = runner(Vec::new(), dialects);
     let rounds = 16 / SCALE as usize;
-    for &script in Script::ALL {
-        for r in 0..rounds {
-            // Lengths from 3 to 33 blocks, not multiples of 64.
-            let base = script.generate(SEED + r as u64, 200 + 257 * r);
-            expect_ok(runner.mutate(&base));
+    for &d in dialects {
+        for &script in Script::ALL {
+            for r in 0..rounds {
+                // Lengths from 3 to 33 blocks, not multiples of 64.
+                let len = 200 + 257 * r;
+                let base = if d == Dialect::Utf8 {
+                    script.generate(SEED + r as u64, len)
+                } else {
+                    let mut base = Vec::new();
+                    let mut rng = Rng::derive(SEED + r as u64, script as u64);
+                    script.generate_in(d, &mut rng, len, &mut base);
+                    base
+                };
+                expect_ok(runner.mutate_in(d, &base));
+            }
         }
     }
     // And bases from the random mixture of scripts and corpora.
     for _ in 0..40 / SCALE {
         expect_ok(runner.mutation_step());
     }
-    let count = runner.harness.category_count(Category::Mutation);
-    // At least 64 residues x (9 insertions + truncation + flip + deletion)
-    // per explicit round.
-    assert!(count.inputs >= (Script::ALL.len() * rounds * 64 * 12) as u64);
+    for &d in dialects {
+        let count = runner.harness.lane_count(d, Category::Mutation);
+        // At least 64 residues x (9 malformations, and outside strict UTF-8
+        // 13 foreign sequences, inserted + truncation + flip + deletion)
+        // per explicit round.
+        let inserted = if d == Dialect::Utf8 { 9 } else { 9 + 13 };
+        let least = Script::ALL.len() * rounds * 64 * (inserted + 3);
+        assert!(count.inputs >= least as u64, "{d}");
+    }
     assert_all_subjects_saw_everything(&runner);
 }
 
 #[test]
 fn exhaustive_category_covers_short_sequences_at_block_boundaries() {
-    let mut runner = runner(Vec::new());
+    exhaustive_category(STRICT);
+}
+
+#[test]
+fn exhaustive_category_covers_short_sequences_in_every_other_dialect() {
+    exhaustive_category(others());
+}
+
+fn exhaustive_category(dialects: &[Dialect]) {
+    let mut runner = runner(Vec::new(), dialects);
     let mut expected = 0;
     // Every 1-byte sequence at every placement.
     expect_ok(runner.exhaustive_all_placements(0..FIRST_OF_LEN[1]));
@@ -219,20 +348,35 @@ fn exhaustive_category_covers_short_sequences_at_block_boundaries() {
         i += stride;
     }
     // The first sequences in order, and random 4-byte sequences with other
-    // leads (one per 16).
+    // leads (one per 16), and outside strict UTF-8 5- and 6-byte sequences
+    // led by F8..FF (one per 16).
     expect_ok(runner.exhaustive_step(16_000));
     expected += 16_000 + 1_000;
-    let count = runner.harness.category_count(Category::Exhaustive);
-    assert_eq!(count.inputs, expected);
+    for &d in dialects {
+        let count = runner.harness.lane_count(d, Category::Exhaustive);
+        let long = if d == Dialect::Utf8 { 0 } else { 1_000 };
+        assert_eq!(count.inputs, expected + long, "{d}");
+    }
     assert_all_subjects_saw_everything(&runner);
 }
 
 #[test]
 fn random_category() {
-    let mut runner = runner(Vec::new());
+    random_category_in(STRICT);
+}
+
+#[test]
+fn random_category_in_every_other_dialect() {
+    random_category_in(others());
+}
+
+fn random_category_in(dialects: &[Dialect]) {
+    let mut runner = runner(Vec::new(), dialects);
     expect_ok(runner.random_step(150_000 / SCALE as usize));
-    let count = runner.harness.category_count(Category::Random);
-    assert_eq!(count.inputs, 150_000 / SCALE);
+    for &d in dialects {
+        let count = runner.harness.lane_count(d, Category::Random);
+        assert_eq!(count.inputs, 150_000 / SCALE, "{d}");
+    }
     assert_all_subjects_saw_everything(&runner);
 }
 

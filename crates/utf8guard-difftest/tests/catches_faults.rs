@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use utf8guard::ErrorKind;
+use utf8guard::{Dialect, ErrorKind};
 use utf8guard_difftest::{
-    kind_of, Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject,
+    automaton, kind_of, Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject,
 };
 
 /// Run the input makers until one catches the broken subject.
@@ -141,4 +141,120 @@ fn a_lossy_subject_is_compared_with_std() {
     assert_eq!(m.shrunk, b"\xFF");
     assert_eq!(m.expected, Answer::Lossy("\u{FFFD}".into()));
     assert_eq!(m.got, Answer::Lossy(String::new()));
+}
+
+/// The automaton's answer in `dialect`, as a subject gives it.
+fn dialect_found(dialect: Dialect, bytes: &[u8]) -> Result<(), Found> {
+    automaton(dialect).validate(bytes).map_err(|e| Found {
+        valid_up_to: e.valid_up_to,
+        error_len: e.error_len,
+        kind: Some(kind_of(e.fault)),
+    })
+}
+
+#[test]
+fn a_cesu8_validator_that_misses_lone_trails_is_caught_with_a_two_byte_reproducer() {
+    let m = catch(
+        Subject::new("cesu8-lone-trails", |b, _| {
+            let truth = dialect_found(Dialect::Cesu8, b);
+            let blind = matches!(truth, Err(f) if f.kind == Some(ErrorKind::LoneSurrogate)
+                && b[f.valid_up_to + 1] >= 0xB0);
+            Answer::Verdict(blind || truth.is_ok())
+        })
+        .in_dialect(Dialect::Cesu8),
+    );
+    assert_eq!(m.dialect, Dialect::Cesu8);
+    assert!(matches!(m.shrunk[..], [0xED, 0xB0..=0xBF]), "{m}");
+    assert_eq!(m.expected, Answer::Verdict(false));
+}
+
+#[test]
+fn a_wtf8_pair_missed_at_a_block_boundary_is_caught() {
+    // Misses a lead surrogate followed by a trail when the trail starts at
+    // a multiple of 64: the pair rule across blocks.
+    let m = catch(
+        Subject::new("wtf8-blind-at-64", |b, _| {
+            let truth = dialect_found(Dialect::Wtf8, b);
+            let blind = matches!(truth, Err(f) if f.kind == Some(ErrorKind::SurrogatePair)
+                && f.valid_up_to % 64 == 0);
+            Answer::Verdict(blind || truth.is_ok())
+        })
+        .in_dialect(Dialect::Wtf8),
+    );
+    // The lead's three bytes before offset 64, the trail's first two at it.
+    assert_eq!(m.shrunk.len(), 66, "{m}");
+    assert!(
+        matches!(m.shrunk[61..64], [0xED, 0xA0..=0xAF, 0x80..=0xBF]),
+        "{m}"
+    );
+    assert!(matches!(m.shrunk[64..], [0xED, 0xB0..=0xBF]), "{m}");
+}
+
+#[test]
+fn an_rfc2279_validator_that_takes_overlong_five_byte_forms_is_caught() {
+    let m = catch(
+        Subject::new("rfc2279-overlong-5", |b, _| {
+            // `F8 80..87` read as if `F8` were `F9`.
+            let mut patched = b.to_vec();
+            for k in 0..patched.len().saturating_sub(1) {
+                if patched[k] == 0xF8 && (0x80..=0x87).contains(&patched[k + 1]) {
+                    patched[k] = 0xF9;
+                }
+            }
+            Answer::Verdict(automaton(Dialect::Rfc2279).is_valid(&patched))
+        })
+        .in_dialect(Dialect::Rfc2279),
+    );
+    assert!(
+        matches!(
+            m.shrunk[..],
+            [0xF8, 0x80..=0x87, 0x80..=0xBF, 0x80..=0xBF, 0x80..=0xBF]
+        ),
+        "{m}"
+    );
+    assert_eq!(m.got, Answer::Verdict(true));
+}
+
+#[test]
+fn a_corrected_run_lost_at_a_block_boundary_is_caught() {
+    // Forgets it is inside a reserved run when the run reaches offset 64.
+    let m = catch(
+        Subject::new("corrected-run-at-64", |b, _| {
+            let a = automaton(Dialect::Corrected);
+            let mut state = utf8guard_dfa::State::ACCEPT;
+            for (i, &byte) in b.iter().enumerate() {
+                state = a.next(state, byte);
+                if i == 64 && a.in_run(state) && (0x80..=0xBF).contains(&byte) {
+                    return Answer::Verdict(false);
+                }
+            }
+            Answer::Verdict(a.is_valid(b))
+        })
+        .in_dialect(Dialect::Corrected),
+    );
+    assert_eq!(m.shrunk.len(), 65, "{m}");
+    assert!(m.shrunk[..64].iter().any(|&b| b >= 0xFE), "{m}");
+    assert!((0x80..=0xBF).contains(&m.shrunk[64]), "{m}");
+    assert_eq!(m.expected, Answer::Verdict(true));
+}
+
+#[test]
+fn a_wrong_inspection_is_caught() {
+    // Reports no reserved run past the first 100 bytes.
+    let m = catch(
+        Subject::new("corrected-short-sighted-inspect", |b, _| {
+            let scan = automaton(Dialect::Corrected).scan(b);
+            Answer::Inspected(match dialect_found(Dialect::Corrected, b) {
+                Ok(()) => Ok(utf8guard_difftest::Inspected {
+                    magic_number: scan.magic,
+                    first_reserved_run: scan.first_run.filter(|&at| at < 100),
+                }),
+                Err(f) => Err(f),
+            })
+        })
+        .in_dialect(Dialect::Corrected),
+    );
+    // 100 bytes, then `FE` or `FF`.
+    assert_eq!(m.shrunk.len(), 101, "{m}");
+    assert!(m.shrunk[100] >= 0xFE, "{m}");
 }
