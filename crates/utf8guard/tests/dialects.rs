@@ -407,6 +407,46 @@ fn truncations_at_every_offset() {
     }
 }
 
+/// Malformations far into an input that starts with a dialect's rarer
+/// form: the kernels check a block where the screen flags such a form,
+/// and a few steps after it, with the dialect's own tables, then go back
+/// to the screen. What those tables began (a CESU-8 lead surrogate waiting
+/// for its trail, a 5- or 6-byte sequence, an `FE` that RFC 2279 forbids)
+/// must be finished by them whatever the offset where the screen takes
+/// over.
+#[test]
+fn malformations_where_the_screen_takes_over_again() {
+    for &d in Dialect::ALL {
+        let units = units(d);
+        let rare = units[units.len() - 1];
+        let mut bad = malformed(d);
+        if d == Dialect::Rfc2279 {
+            bad.push((b"\xFF\x9E\xB2\x87\xB5\xB5", 0, ErrorKind::InvalidByte));
+            bad.push((b"\xFC\x84\x80\x80\x80A", 0, ErrorKind::TooShort));
+        }
+        for (bad, at, kind) in bad {
+            for offset in 400..1100 {
+                // Text with a non-ASCII character every 50 bytes, so that
+                // few blocks are all ASCII.
+                let mut input = rare.to_vec();
+                let text = "é".bytes().chain([b'a'; 48]).cycle();
+                input.extend(text.take(offset - rare.len()));
+                if let Some(last @ 0xC3) = input.last_mut() {
+                    *last = b'a';
+                }
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&[b'a'; 61]);
+                let (valid_up_to, _, got_kind) = check_kernels(d, &input).0.expect_err("malformed");
+                assert_eq!(
+                    (valid_up_to, got_kind),
+                    (offset + at, kind),
+                    "{d}: {bad:02X?} at {offset}"
+                );
+            }
+        }
+    }
+}
+
 /// Surrogates (pairs, lone ones, pairs where they are not allowed) placed
 /// at every offset, so that their 6 bytes straddle every vector and block
 /// boundary; the same for reserved runs.

@@ -46,16 +46,20 @@
 //!      is checked for `00`) and the input's last byte; and the bytes that
 //!      stand for what comes before the input are spaces, not zeros;
 //!    - [`Spec::NO_FE_FF`]: `FE` and `FF` are ill formed anywhere (RFC
-//!      2279; its 8 bits are taken by its overlong families);
-//!    - [`Spec::PAIRS`]: a surrogate-pair rule. The families mark the second
-//!      byte of every 3-byte surrogate (`ED A0..BF`) with the bit
-//!      [`SURROGATE_MARK`] (`0x10`), which is not an error in itself. Shifted
-//!      by 3 lanes, the marks say where a surrogate's second byte stood 3
-//!      bytes back; bit 4 of the byte there (0 for `A0..AF`) tells a lead
-//!      from a trail, and bit 4 of the current byte (1 for `B0..BF`) does
-//!      the same here. CESU-8 requires a trail exactly 3 bytes after each
-//!      lead's second byte (an error is "lead back there" xor "trail here");
-//!      WTF-8 forbids it (an error is "lead back there" and "trail here");
+//!      2279; its 8 bits are taken by its overlong families). The error
+//!      is raised on the byte after (`prev1 >= FE`), where the screen
+//!      flags the lead (below); an `FE`/`FF` that ends the input is a lead
+//!      left unfinished;
+//!    - [`Spec::PAIRS`]: a surrogate-pair rule. The families mark the
+//!      second byte of a trail surrogate (`ED B0..BF`) with the bit
+//!      [`SURROGATE_MARK`] (`0x10`), which is not an error in itself. A lead
+//!      surrogate's second byte 3 bytes back is found by two compares, `ED`
+//!      in `prev4` and `A0..AF` in `prev3` ([`select_eq2`](super::simd::SimdU8::select_eq2), which
+//!      gives the same bit where both hold). CESU-8 requires a trail
+//!      exactly there (the error is mark xor lead-back: a trail without a
+//!      lead, or a lead without a trail); WTF-8 forbids it (the error is
+//!      mark and lead-back). On an ASCII block, CESU-8 checks only the
+//!      lead-back of its first lanes: a trail is needed and none is there;
 //!    - [`Spec::DFA_DECIDES`]: a flagged block may be well formed after all
 //!      (Corrected UTF-8's reserved `FE`/`FF` runs, whose length has no
 //!      bound). Its families flag every `FE`/`FF`; the caller runs the
@@ -73,8 +77,13 @@
 //!    continuation bytes required only up to 4-byte sequences. A flagged
 //!    block is checked again with the dialect's own spec, and so are the
 //!    next few blocks (text that has one surrogate tends to have more), and
-//!    only a block that fails both is an error. The screen's tables and
-//!    flags are derived the same way; its longest sequence stays the
+//!    only a block that fails both is an error. The screen flags each such
+//!    form where it starts (at its lead or the byte after), while the
+//!    dialect's own checks of it may reach up to 5 bytes further (a lead
+//!    surrogate's trail, a 6-byte sequence's last bytes): the block after
+//!    a block of the dialect's own checks goes back to the screen only when
+//!    nothing from the bytes before it is still open. The screen's tables
+//!    and flags are derived the same way; its longest sequence stays the
 //!    dialect's, so what it says about a block's end is exact.
 //!
 //! To add a dialect: write its grammar in `utf8guard-dfa`, list its ill-formed

@@ -75,9 +75,7 @@
 //! tail) are copied into a zero-filled stack buffer with three bytes of
 //! look-behind (five for the 6-byte dialects), where a zero after an
 //! unfinished sequence is an error. The dialects without `00` fill it with
-//! spaces instead; a dialect with a surrogate-pair rule, whose vectors
-//! carry their marks to the next, always takes the buffer for its tail
-//! and for inputs shorter than a block.
+//! spaces instead.
 
 use super::dialects::{Pairs, Spec, SURROGATE_MARK};
 use super::simd::SimdU8;
@@ -313,7 +311,12 @@ fn check_vector<V: SimdU8, D: Spec>(t: &Tables<V>, input: V, behind: &Behind<V>)
     }
     let mut error = special.xor(required.and(t.high_bit));
     if D::NO_FE_FF {
-        error = error.or(input.saturating_sub(t.below_fe));
+        // Flagged on the byte after an `FE`/`FF`, where the screens flag a
+        // lead from `F8` on: a block the screen passes may end with one,
+        // and the block after it is the one checked again. (An input's
+        // last byte has no byte after it; it is a lead that ends the input
+        // inside a sequence.)
+        error = error.or(behind.p1.saturating_sub(t.below_fe));
     }
     if D::PAIRS != Pairs::Free {
         // Bit 4 of `special` marks a trail surrogate's second byte (`ED
@@ -371,6 +374,8 @@ struct Checker<V> {
     exact_left: u32,
     /// The length of the next run of steps that skip it.
     exact_run: u32,
+    /// The last step was checked with the dialect's own tables.
+    after_exact: bool,
 }
 
 impl<V: SimdU8> Checker<V> {
@@ -392,6 +397,7 @@ impl<V: SimdU8> Checker<V> {
             screen,
             exact_left: 0,
             exact_run: EXACT_RUN,
+            after_exact: false,
         }
     }
 }
@@ -408,8 +414,8 @@ enum Verdict {
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `ptr .. ptr + 64` must
-/// be valid for reads, and with `LOADS` the [`behind`] bytes before `ptr`
-/// too.
+/// be valid for reads, and the [`behind`] bytes before `ptr` too with
+/// `LOADS` or when `c` has checked a step before.
 #[inline(always)]
 unsafe fn check_block<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
@@ -418,8 +424,8 @@ unsafe fn check_block<V: SimdU8, const LOADS: bool, D: Spec>(
 ) -> Verdict {
     // SAFETY: 64 bytes from `ptr` are readable (caller).
     let block = unsafe { V::load_block(ptr) };
-    // SAFETY: the block, and with `LOADS` the bytes before it, are
-    // readable (caller).
+    // SAFETY: the block, and with `LOADS` or after a first step the bytes
+    // before it, are readable (caller).
     unsafe { check_screened::<V, LOADS, D>(ptr, block.as_ref(), &[], c, carry) }
 }
 
@@ -447,7 +453,9 @@ unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
 /// the screen flags leaves `carry` as it was.)
 ///
 /// # Safety
-/// As [`check_vectors`], with the look-behind of both specs.
+/// As [`check_vectors`], with the look-behind of both specs; and when `c`
+/// has checked a step before, the [`behind`] bytes before `ptr` must be
+/// valid for reads whatever the strategy.
 #[inline(always)]
 unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
     ptr: *const u8,
@@ -459,6 +467,13 @@ unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
     if D::SCREENED {
         if c.exact_left > 0 {
             c.exact_left -= 1;
+        } else if c.after_exact
+            // SAFETY: a step came before this one, so the look-behind
+            // bytes before `ptr` are readable (caller).
+            && unsafe { unfinished_for_screen::<D>(ptr) }
+        {
+            // The step before ends inside something only the dialect's
+            // own tables check to its end.
         } else {
             // SAFETY: the caller's contract (the screen reads no more
             // look-behind than the dialect: its longest sequence is the
@@ -468,14 +483,41 @@ unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
             };
             if verdict != Verdict::Error {
                 c.exact_run = EXACT_RUN;
+                c.after_exact = false;
                 return verdict;
             }
             c.exact_left = c.exact_run;
             c.exact_run = (c.exact_run * 2).min(EXACT_RUN_MAX);
         }
     }
+    c.after_exact = true;
     // SAFETY: the caller's contract.
     unsafe { check_vectors::<V, LOADS, D>(ptr, first, second, &c.t, carry) }
+}
+
+/// `true` when the bytes before `ptr` hold the start of something whose
+/// end a dialect's screen does not check, but its own tables do: a
+/// CESU-8 lead surrogate (its trail's second byte is due up to 3 bytes on)
+/// or a 5- or 6-byte sequence (whose 5th and 6th bytes lie beyond the
+/// screen's [`Spec::MUST_LEN`]). A block that the screen flags is checked
+/// with the dialect's own tables, and these reach into the next block:
+/// that block may go back to the screen only when nothing reaches it.
+///
+/// # Safety
+/// The [`behind`] bytes before `ptr` must be valid for reads.
+#[inline(always)]
+unsafe fn unfinished_for_screen<D: Spec>(ptr: *const u8) -> bool {
+    let pad = behind::<D>();
+    // SAFETY: `ptr - pad .. ptr` is readable (caller).
+    let before = unsafe { core::slice::from_raw_parts(ptr.wrapping_sub(pad), pad) };
+    let pair = D::PAIRS == Pairs::Required && (2..=4).any(|back| lead_at(before, back));
+    let long = <D::Screen as Spec>::MUST_LEN < D::MUST_LEN
+        && before
+            .iter()
+            .rev()
+            .enumerate()
+            .any(|(k, &b)| (k < 4 && b >= 0xF8) || b >= 0xFC);
+    pair || long
 }
 
 /// Check the vectors of `first` then `second`, the bytes loaded from `ptr`
@@ -853,9 +895,8 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
 /// vectors in place, not copied into a buffer for one 64-byte vector.
 /// Only an input shorter than the narrowest vector, or one that leaves
 /// less than the dialect's look-behind to its last vector, goes through a
-/// padded buffer (and every input of a dialect with a surrogate-pair
-/// rule, whose vectors carry their marks to the next). The tables are made
-/// for the vector type that does the work.
+/// padded buffer. The tables are made for the vector type that does the
+/// work.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
