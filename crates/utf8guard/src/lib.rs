@@ -159,7 +159,8 @@ pub fn active_kernel() -> Kernel {
 #[repr(u8)]
 #[non_exhaustive]
 pub enum Kernel {
-    /// Portable: the reference DFA with word-at-a-time ASCII skipping.
+    /// Portable, on every target: ASCII skipped 64 bytes per test, the rest
+    /// through a branch-free shift DFA.
     Scalar = 1,
     /// 128-bit vectors with SSE4.2 (x86_64).
     #[cfg(target_arch = "x86_64")]
@@ -230,6 +231,7 @@ impl Kernel {
     ///
     /// # Panics
     /// If the CPU cannot run this kernel.
+    #[inline]
     pub fn validate(self, bytes: &[u8]) -> bool {
         self.run(bytes).is_ok()
     }
@@ -238,6 +240,7 @@ impl Kernel {
     ///
     /// # Panics
     /// If the CPU cannot run this kernel.
+    #[inline]
     pub fn from_utf8(self, bytes: &[u8]) -> Result<&str, Utf8Error> {
         if let Err(offset) = self.run(bytes) {
             kernel::locate(bytes, offset)?;
@@ -251,6 +254,7 @@ impl Kernel {
     }
 
     /// Run the kernel, after checking that the CPU supports it.
+    #[inline]
     fn run(self, bytes: &[u8]) -> Result<(), usize> {
         assert!(
             self.is_available(),

@@ -132,16 +132,34 @@ static SHIFT_TABLE: [u64; 256] = {
     table
 };
 
+/// A state of the shift DFA: its number times 6 in the low 6 bits (the
+/// bits above them are left over from the table entry and ignored).
+pub(crate) type ShiftState = u64;
+
+/// The shift DFA's state between characters, and its start state.
+pub(crate) const SHIFT_ACCEPT: ShiftState = ACCEPT * 6;
+/// The shift DFA's state after an ill-formed byte; it never leaves it.
+pub(crate) const SHIFT_REJECT: ShiftState = REJECT * 6;
+
+/// The state after `byte` from `state`.
+#[inline(always)]
+pub(crate) fn shift_step(state: ShiftState, byte: u8) -> ShiftState {
+    // Only the low 6 bits of `state` matter: `wrapping_shr` masks the
+    // shift amount to them (one `shrx` on x86_64).
+    SHIFT_TABLE[byte as usize].wrapping_shr(state as u32)
+}
+
+/// The state after `bytes` from `state`, reduced to its 6 bits:
+/// [`SHIFT_ACCEPT`], [`SHIFT_REJECT`] or a state inside a character.
+#[inline(always)]
+pub(crate) fn shift_run(state: ShiftState, bytes: &[u8]) -> ShiftState {
+    bytes.iter().fold(state, |s, &b| shift_step(s, b)) & 63
+}
+
 /// `true` when `bytes` is well-formed UTF-8, by the shift DFA.
 #[inline(always)]
 pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
-    let mut state = ACCEPT;
-    for &b in bytes {
-        // Only the low 6 bits of `state` matter: `wrapping_shr` masks the
-        // shift amount to them (one `shrx` on x86_64).
-        state = SHIFT_TABLE[b as usize].wrapping_shr(state as u32);
-    }
-    state & 63 == ACCEPT
+    shift_run(SHIFT_ACCEPT, bytes) == SHIFT_ACCEPT
 }
 
 #[cfg(test)]
