@@ -393,6 +393,41 @@ pub fn windows(
     Ok(out)
 }
 
+/// `count` strings of exactly `len` bytes cut out of `sources` as
+/// [`windows`] cuts them, some of them repeated: for the shortest lengths,
+/// of which text holds fewer different strings than a pool needs (there
+/// are not 4096 different 2-byte characters in a page of Greek).
+///
+/// ```
+/// use utf8guard_bench::inputs::windows_repeating;
+///
+/// let strings = windows_repeating(&["Grün".as_bytes()], 2, 10, false, 1).unwrap();
+/// assert_eq!(strings.slices(), vec!["ü".as_bytes(); 10]);
+/// ```
+///
+/// # Errors
+/// When the sources hold no such string.
+pub fn windows_repeating(
+    sources: &[&[u8]],
+    len: usize,
+    count: usize,
+    want_ascii: bool,
+    seed: u64,
+) -> Result<Strings, String> {
+    let mut rng = Rng::new(seed);
+    let mut out = Strings::default();
+    while out.len() < count {
+        let window = draw_window(sources, len, want_ascii, &mut rng).ok_or_else(|| {
+            format!(
+                "no {} string of {len} bytes in the sources",
+                if want_ascii { "ASCII" } else { "non-ASCII" }
+            )
+        })?;
+        out.push(window);
+    }
+    Ok(out)
+}
+
 /// A parser's workload: `count` strings of 8 to 64 bytes (uniform), half
 /// all-ASCII and half with non-ASCII characters, in random order, cut out
 /// of `sources` at character boundaries.
