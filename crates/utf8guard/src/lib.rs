@@ -3,8 +3,9 @@
 //! utf8guard checks that bytes are well-formed UTF-8 as RFC 3629 and
 //! Unicode define it (no overlong forms, no surrogates, nothing above
 //! U+10FFFF, no truncated or stray bytes), with vector kernels for SSE4.2,
-//! AVX2 and NEON chosen at run time, and reports errors exactly as
-//! `core::str::from_utf8` does.
+//! AVX2 and AVX-512 chosen at run time, NEON and WebAssembly's `simd128`
+//! when compiled in, and a portable kernel everywhere else, and reports
+//! errors exactly as `core::str::from_utf8` does.
 //!
 //! ```
 //! assert!(utf8guard::validate("Grüße, Jürgen ❤ 🌍".as_bytes()));
@@ -21,10 +22,9 @@
 //! ([`active_kernel`]), detected once. Every kernel can also be called
 //! directly through [`Kernel`], which is how the tests check each one
 //! against the reference DFA. With the `std` feature, the environment
-//! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2`, `avx512` or
-//! `neon`) forces
-//! a kernel; an unknown name, or a kernel the CPU lacks, panics on first use
-//! rather than silently running another.
+//! variable `UTF8GUARD_KERNEL` (`scalar`, `sse42`, `avx2`, `avx512`, `neon`
+//! or `simd128`) forces a kernel; an unknown name, or a kernel the CPU
+//! lacks, panics on first use rather than silently running another.
 //!
 //! # Features
 //!
@@ -174,6 +174,10 @@ pub enum Kernel {
     /// 128-bit vectors with NEON (aarch64).
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Neon = 4,
+    /// 128-bit vectors with WebAssembly's `simd128` (wasm32 built with
+    /// `-C target-feature=+simd128`).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    Simd128 = 6,
 }
 
 impl Kernel {
@@ -185,14 +189,18 @@ impl Kernel {
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Neon];
     /// Every kernel compiled for this target, slowest first.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Simd128];
+    /// Every kernel compiled for this target, slowest first.
     #[cfg(not(any(
         target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon")
+        all(target_arch = "aarch64", target_feature = "neon"),
+        all(target_arch = "wasm32", target_feature = "simd128")
     )))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar];
 
-    /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"`, `"avx512"` or
-    /// `"neon"`.
+    /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"`, `"avx512"`,
+    /// `"neon"` or `"simd128"`.
     pub const fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
@@ -204,6 +212,8 @@ impl Kernel {
             Kernel::Avx512 => "avx512",
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => "neon",
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => "simd128",
         }
     }
 
@@ -275,6 +285,8 @@ impl Kernel {
             Kernel::Avx512 => unsafe { kernel::avx512::validate(bytes) },
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => kernel::neon::validate(bytes),
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => kernel::simd128::validate(bytes),
         }
     }
 }
