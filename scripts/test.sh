@@ -181,6 +181,12 @@ if rustup target list --installed 2>/dev/null | grep -qx "$target" && have node;
         expected=$simd
         [[ "$kernels" == "$expected" ]] || { echo "FAIL: wasm32 $simd build dispatched '$kernels'"; exit 1; }
     done
+    # The WebAssembly benchmark builds and runs (one short comparison; its
+    # answers are checked against std before anything is timed).
+    RUSTFLAGS="-C target-feature=+simd128" cargo build --quiet --release --target "$target" \
+        --manifest-path benches/wasm/Cargo.toml
+    node --no-warnings --no-liftoff --single-threaded scripts/wasi-run.mjs \
+        benches/wasm/target/$target/release/utf8guard-bench-wasm.wasm --quick ascii-64KiB
     unset CARGO_TARGET_WASM32_WASIP1_RUNNER
     echo "wasm32 step: $((SECONDS - started)) s"
     ok
