@@ -184,9 +184,9 @@ if rustup target list --installed 2>/dev/null | grep -qx "$target" && have node;
     # The WebAssembly benchmark builds and runs (one short comparison; its
     # answers are checked against std before anything is timed).
     RUSTFLAGS="-C target-feature=+simd128" cargo build --quiet --release --target "$target" \
-        --manifest-path benches/wasm/Cargo.toml
+        --manifest-path benches/portable/Cargo.toml
     node --no-warnings --no-liftoff --single-threaded scripts/wasi-run.mjs \
-        benches/wasm/target/$target/release/utf8guard-bench-wasm.wasm --quick ascii-64KiB
+        benches/portable/target/$target/release/utf8guard-bench-portable.wasm --quick ascii-64KiB
     unset CARGO_TARGET_WASM32_WASIP1_RUNNER
     echo "wasm32 step: $((SECONDS - started)) s"
     ok

@@ -24,8 +24,9 @@
 //!   `utf8guard::validate` runs too.
 //!
 //! Usage: `paired [--out FILE] [FILTER...]`: only the comparisons whose
-//! `group/label` contains one of the filters run; each outcome is printed
-//! as a summary and, with `--out`, written to FILE as one JSON line.
+//! `group/label` contains one of the filters run, and none that contains a
+//! filter written `!FILTER`; each outcome is printed as a summary and, with
+//! `--out`, written to FILE as one JSON line.
 //! `UTF8GUARD_BENCH_MODE=quick` gives each comparison an eighth of the time.
 
 use std::borrow::Cow;
@@ -61,7 +62,10 @@ struct Runner {
 
 impl Runner {
     fn wanted(&self, id: &str) -> bool {
-        self.filters.is_empty() || self.filters.iter().any(|f| id.contains(f.as_str()))
+        let (excluded, included): (Vec<&String>, Vec<&String>) =
+            self.filters.iter().partition(|f| f.starts_with('!'));
+        (included.is_empty() || included.iter().any(|f| id.contains(f.as_str())))
+            && !excluded.iter().any(|f| id.contains(&f[1..]))
     }
 
     /// Runs `cmp` for `seconds` (scaled by the mode), prints a summary and
@@ -331,9 +335,6 @@ fn count_valid<'a>(
     }
 }
 
-/// Sizes of the scalar kernel's string classes.
-const SCALAR_SIZES: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-
 /// The scalar kernel against std, on one batch of inputs validated one by
 /// one (a single input for files), each checked against std first.
 fn scalar_comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> {
@@ -373,46 +374,25 @@ fn scalar_comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> 
 }
 
 fn scalar_vs_std(r: &mut Runner) {
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    match inputs::lipsum() {
-        Ok(lipsum) => files.extend(
-            lipsum
-                .into_iter()
-                .map(|f| (format!("lipsum/{}", f.name), f.bytes)),
-        ),
-        Err(why) => eprintln!("paired: scalar-vs-std/lipsum skipped: {why}"),
-    }
-    match inputs::corpora("synthetic") {
-        Ok(corpora) => files.extend(corpora.into_iter().map(|f| {
-            let name = f.name.trim_start_matches("synthetic/").to_string();
-            (format!("corpora/{name}"), f.bytes)
-        })),
-        Err(why) => eprintln!("paired: scalar-vs-std/corpora skipped: {why}"),
-    }
+    let mut files = inputs::labeled("lipsum", inputs::lipsum());
+    files.extend(inputs::labeled("corpora", inputs::corpora("synthetic")));
     let text = ingest_text();
     files.push(("long/ascii-1MiB".into(), inputs::ascii(1 << 20, 5)));
     files.push(("long/text-1MiB".into(), repeated(&text, 1 << 20)));
     for (label, bytes) in &files {
-        if !r.wanted(&format!("scalar-vs-std/{label}")) {
-            continue;
+        if r.wanted(&format!("scalar-vs-std/{label}")) {
+            let one = [bytes.as_slice()];
+            r.run(scalar_comparison(label, &one), 1.5);
         }
-        let one = [bytes.as_slice()];
-        r.run(scalar_comparison(label, &one), 1.5);
     }
     let (texts, _) = inputs::text_sources();
     let sources: Vec<&[u8]> = texts.iter().map(Vec::as_slice).collect();
-    for (class, want_ascii) in [("ascii", true), ("text", false)] {
-        for len in SCALAR_SIZES {
-            let label = format!("{class}/{len}");
-            // No 1-byte string holds a non-ASCII character.
-            if (!want_ascii && len < 2) || !r.wanted(&format!("scalar-vs-std/{label}")) {
-                continue;
-            }
-            let strings =
-                inputs::windows_repeating(&sources, len, SHORT_POOL, want_ascii, len as u64)
-                    .unwrap_or_else(|why| panic!("scalar-vs-std/{label}: {why}"));
+    let classes =
+        inputs::string_classes(&sources).unwrap_or_else(|why| panic!("scalar-vs-std/{why}"));
+    for (label, strings) in &classes {
+        if r.wanted(&format!("scalar-vs-std/{label}")) {
             let slices = strings.slices();
-            r.run(scalar_comparison(&label, &slices), 1.5);
+            r.run(scalar_comparison(label, &slices), 1.5);
         }
     }
 }

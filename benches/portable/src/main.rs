@@ -1,30 +1,44 @@
-//! utf8guard as WebAssembly, against std and simdutf8 compiled the same
-//! way, timed in turns (the `paired` method of the main benchmarks: each
-//! round runs every contestant once for about a millisecond, in an order
-//! that rotates; ratios are medians of per-round ratios).
+//! utf8guard against std and simdutf8 compiled for the same target, on the
+//! targets the main benchmarks do not build for (they link C++ and use
+//! threads): WebAssembly, and big-endian s390x under qemu. Timed in turns,
+//! the `paired` method of the main benchmarks: each round runs every
+//! contestant once for about a millisecond, in an order that rotates;
+//! ratios are medians of per-round ratios.
 //!
-//! Built for `wasm32-wasip1`, with `-C target-feature=+simd128` (utf8guard
-//! then dispatches to its `simd128` kernel, simdutf8 uses its `simd128`
-//! implementation) or without (both fall back to scalar code), and run
-//! under a WebAssembly runtime with WASI, from the workspace root:
+//! As WebAssembly (`wasm32-wasip1`), with `-C target-feature=+simd128`
+//! (utf8guard then dispatches to its `simd128` kernel, simdutf8 uses its
+//! `simd128` implementation) or without (both run scalar code), under
+//! Node.js's WASI, from the workspace root:
 //!
 //! ```sh
 //! RUSTFLAGS="-C target-feature=+simd128" cargo build --release \
-//!     --target wasm32-wasip1 --manifest-path benches/wasm/Cargo.toml
+//!     --target wasm32-wasip1 --manifest-path benches/portable/Cargo.toml
 //! WASI_PREOPENS=$PWD/../shared/corpora/lipsum UTF8GUARD_LIPSUM_DIR=$PWD/../shared/corpora/lipsum \
 //!     node --no-liftoff --single-threaded scripts/wasi-run.mjs \
-//!     benches/wasm/target/wasm32-wasip1/release/utf8guard-bench-wasm.wasm [--quick] [--out FILE] [FILTER...]
+//!     benches/portable/target/wasm32-wasip1/release/utf8guard-bench-portable.wasm \
+//!     [--quick] [--out FILE] [FILTER...]
 //! ```
 //!
 //! (`--no-liftoff`: V8 compiles the module with its optimizing compiler
 //! from the start, instead of its baseline compiler first, so every
 //! contestant runs optimized code from its first turn.)
 //!
-//! Comparisons (`group/label`): `wasm/lipsum/<script>` (when the lipsum
-//! corpora are readable), `wasm/ascii-64KiB`, `wasm/random-64KiB` (1- to
-//! 4-byte characters), and `wasm/short-ascii/<n>`, `wasm/short-text/<n>`
-//! for n = 16, 64, 256 (4096 strings, one by one). With `--out FILE`, one
-//! JSON line per comparison, as the `paired` target writes them.
+//! On s390x, with the cross linker and qemu of `scripts/test.sh` (emulated:
+//! the times say how many instructions each contestant runs, translated,
+//! not how fast a real s390x is):
+//!
+//! ```sh
+//! cargo build --release --target s390x-unknown-linux-gnu --manifest-path benches/portable/Cargo.toml
+//! qemu-s390x -L /usr/s390x-linux-gnu \
+//!     benches/portable/target/s390x-unknown-linux-gnu/release/utf8guard-bench-portable --quick
+//! ```
+//!
+//! Comparisons (`group/label`, the group naming the target:
+//! `wasm32-simd128`, `wasm32`, `s390x`): `lipsum/<script>` (when the lipsum
+//! corpora are readable), `ascii-64KiB`, `random-64KiB` (1- to 4-byte
+//! characters), and strings of 1 B to 1 KiB, `ascii/<n>` and `text/<n>`
+//! (4096 of them, one by one). With `--out FILE`, one JSON
+//! line per comparison, as the `paired` target writes them.
 
 use std::fs::File;
 use std::hint::black_box;
@@ -65,7 +79,7 @@ fn comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> {
         assert_eq!(Kernel::Scalar.validate(input), expected.is_ok());
     }
     let bytes = inputs.iter().map(|s| s.len() as u64).sum();
-    let mut cmp = Comparison::new("wasm", label, bytes);
+    let mut cmp = Comparison::new(&group(), label, bytes);
     cmp.add(
         "std",
         count_valid(inputs, |s| std::str::from_utf8(s).is_ok()),
@@ -88,6 +102,17 @@ fn comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> {
         count_valid(inputs, |s| Kernel::Scalar.validate(s)),
     );
     cmp
+}
+
+/// The target, as the comparisons' group: the architecture, and whether
+/// WebAssembly's SIMD is compiled in.
+fn group() -> String {
+    let simd = if cfg!(target_feature = "simd128") {
+        "-simd128"
+    } else {
+        ""
+    };
+    format!("{}{simd}", std::env::consts::ARCH)
 }
 
 fn summary(o: &Outcome) {
@@ -120,39 +145,20 @@ fn main() {
         }
     }
     eprintln!(
-        "wasm bench: simd128 {}, utf8guard kernel {}",
-        if cfg!(target_feature = "simd128") {
-            "on"
-        } else {
-            "off"
-        },
+        "portable bench: {}, utf8guard kernel {}",
+        group(),
         utf8guard::active_kernel()
     );
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    match inputs::lipsum() {
-        Ok(lipsum) => files.extend(
-            lipsum
-                .into_iter()
-                .map(|f| (format!("lipsum/{}", f.name), f.bytes)),
-        ),
-        Err(why) => eprintln!("wasm bench: lipsum skipped: {why}"),
-    }
+    let mut files = inputs::labeled("lipsum", inputs::lipsum());
     files.push(("ascii-64KiB".into(), inputs::ascii(64 << 10, 1)));
     files.push(("random-64KiB".into(), inputs::random_text(64 << 10, 2)));
     let (texts, _) = inputs::text_sources();
     let sources: Vec<&[u8]> = texts.iter().map(Vec::as_slice).collect();
-    let mut batches: Vec<(String, inputs::Strings)> = Vec::new();
-    for (class, want_ascii) in [("short-ascii", true), ("short-text", false)] {
-        for len in [16, 64, 256] {
-            let strings =
-                inputs::windows(&sources, len, inputs::SHORT_POOL, want_ascii, len as u64)
-                    .unwrap_or_else(|why| panic!("{class}/{len}: {why}"));
-            batches.push((format!("{class}/{len}"), strings));
-        }
-    }
+    let batches = inputs::string_classes(&sources).unwrap_or_else(|why| panic!("{why}"));
 
+    let group = group();
     let wanted = |label: &str| {
-        let id = format!("wasm/{label}");
+        let id = format!("{group}/{label}");
         filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str()))
     };
     let mut run = |cmp: Comparison<'_>| {
