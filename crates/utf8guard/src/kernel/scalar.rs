@@ -323,7 +323,9 @@ mod tests {
         }
     }
 
-    /// Cheaper inputs under Miri.
+    /// Cheaper inputs under Miri. (The kernel has no `unsafe` code, so
+    /// Miri can find nothing here that the tests do not; the heavier tests
+    /// are left to native runs.)
     fn step() -> usize {
         if cfg!(miri) {
             29
@@ -401,6 +403,7 @@ mod tests {
     /// character width, and in text that alternates: every way the last
     /// chunk, the tail mask and the last block can fall.
     #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
     fn every_length_in_each_kind_of_text() {
         let texts = [
             "abcdefg ".repeat(300),
@@ -422,6 +425,7 @@ mod tests {
     /// ASCII, alone or with a second one (or an error) at every offset
     /// after it: the isolated-character path and every way out of it.
     #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
     fn characters_at_every_offset_of_a_chunk() {
         let chars: [&[u8]; 5] = [
             "é".as_bytes(),
@@ -455,6 +459,7 @@ mod tests {
     /// across the blocks of DFA mode (32, 64, 128, then 256 and 512 with two
     /// chains) and the middle of two-chain blocks.
     #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
     fn errors_at_every_offset_of_dfa_blocks() {
         let dense = "дж€😀".repeat(250);
         let sparse = "Größe of the text 😀 and more ASCII words here. ".repeat(60);
@@ -477,6 +482,7 @@ mod tests {
     /// Blocks that end between characters before exactly 15, 16 or 17 bytes
     /// of ASCII: the way back to ASCII mode, and the ways it is refused.
     #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
     fn back_to_ascii_after_a_block() {
         for run in 0..100 {
             for ascii in [0, 1, 15, 16, 17, 63, 64, 65, 130] {
@@ -493,6 +499,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
     fn long_inputs_with_every_block_size() {
         let mut text = "ascii only, ".repeat(100).into_bytes();
         text.extend_from_slice("日本語のテキスト".repeat(200).as_bytes());
