@@ -393,6 +393,85 @@ pub fn windows(
     Ok(out)
 }
 
+/// `count` strings of exactly `len` bytes cut out of `sources` as
+/// [`windows`] cuts them, some of them repeated: for the shortest lengths,
+/// of which text holds fewer different strings than a pool needs (there
+/// are not 4096 different 2-byte characters in a page of Greek).
+///
+/// ```
+/// use utf8guard_bench::inputs::windows_repeating;
+///
+/// let strings = windows_repeating(&["Grün".as_bytes()], 2, 10, false, 1).unwrap();
+/// assert_eq!(strings.slices(), vec!["ü".as_bytes(); 10]);
+/// ```
+///
+/// # Errors
+/// When the sources hold no such string.
+pub fn windows_repeating(
+    sources: &[&[u8]],
+    len: usize,
+    count: usize,
+    want_ascii: bool,
+    seed: u64,
+) -> Result<Strings, String> {
+    let mut rng = Rng::new(seed);
+    let mut out = Strings::default();
+    while out.len() < count {
+        let window = draw_window(sources, len, want_ascii, &mut rng).ok_or_else(|| {
+            format!(
+                "no {} string of {len} bytes in the sources",
+                if want_ascii { "ASCII" } else { "non-ASCII" }
+            )
+        })?;
+        out.push(window);
+    }
+    Ok(out)
+}
+
+/// The sizes of the string classes of [`string_classes`]: 1 B to 1 KiB.
+pub const STRING_SIZES: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// Strings of every size of [`STRING_SIZES`], all ASCII (`ascii/<n>`) or
+/// each with a non-ASCII character (`text/<n>`, from 2 bytes: no 1-byte
+/// string holds one): [`SHORT_POOL`] of each, cut out of `sources` by
+/// [`windows_repeating`].
+///
+/// # Errors
+/// When the sources hold no string of some class.
+pub fn string_classes(sources: &[&[u8]]) -> Result<Vec<(String, Strings)>, String> {
+    let mut classes = Vec::new();
+    for (class, want_ascii) in [("ascii", true), ("text", false)] {
+        for len in STRING_SIZES {
+            if !want_ascii && len < 2 {
+                continue;
+            }
+            let strings = windows_repeating(sources, len, SHORT_POOL, want_ascii, len as u64)
+                .map_err(|why| format!("{class}/{len}: {why}"))?;
+            classes.push((format!("{class}/{len}"), strings));
+        }
+    }
+    Ok(classes)
+}
+
+/// The files of `files` named `<prefix>/<name>` (the name without the
+/// folder the project's corpora put before it), or none, said on stderr
+/// with the reason, when they could not be read.
+pub fn labeled(prefix: &str, files: Result<Vec<Named>, String>) -> Vec<(String, Vec<u8>)> {
+    match files {
+        Ok(files) => files
+            .into_iter()
+            .map(|f| {
+                let name = f.name.rsplit('/').next().unwrap_or(&f.name).to_string();
+                (format!("{prefix}/{name}"), f.bytes)
+            })
+            .collect(),
+        Err(why) => {
+            eprintln!("inputs: {prefix} left out: {why}");
+            Vec::new()
+        }
+    }
+}
+
 /// A parser's workload: `count` strings of 8 to 64 bytes (uniform), half
 /// all-ASCII and half with non-ASCII characters, in random order, cut out
 /// of `sources` at character boundaries.

@@ -4,13 +4,16 @@
 #   scripts/test.sh          everything
 #   scripts/test.sh --quick  formatting, lints, docs and the host tests only
 #
-# Cross tests (NEON under qemu-aarch64) and dispatch tests (qemu-x86_64 with
-# emulated CPUs) need qemu-user, gcc-aarch64-linux-gnu and the rustup target
-# aarch64-unknown-linux-gnu. The cross-check of the dialect oracles
-# against other implementations needs python3, a JDK, perl, node and npm
-# (and ICU's library). In CI (CI=true) or with UTF8GUARD_INSTALL=1 they are
-# installed when missing; otherwise a missing tool skips its step (or, for
-# the cross-check, its implementations) with a message.
+# Cross tests (NEON under qemu-aarch64, the scalar kernel on big-endian
+# s390x under qemu-s390x, the simd128 and scalar kernels as WebAssembly
+# under Node.js) and dispatch tests (qemu-x86_64 with emulated CPUs) need
+# qemu-user, gcc-aarch64-linux-gnu, gcc-s390x-linux-gnu, Node.js and the
+# rustup targets aarch64-unknown-linux-gnu, s390x-unknown-linux-gnu and
+# wasm32-wasip1. The cross-check of the dialect oracles against other
+# implementations needs python3, a JDK, perl, node and npm (and ICU's
+# library). In CI (CI=true) or with UTF8GUARD_INSTALL=1 they are installed
+# when missing; otherwise a missing tool skips its step (or, for the
+# cross-check, its implementations) with a message, and the summary says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -147,6 +150,70 @@ if rustup target list --installed 2>/dev/null | grep -qx "$target" && have aarch
     ok
 else
     skip "aarch64 cross tests (need the rustup target $target, gcc-aarch64-linux-gnu and qemu-user; UTF8GUARD_INSTALL=1 installs them)"
+fi
+
+# ------------------------------------------------ big-endian under qemu ----
+step "s390x (big-endian): the reference DFA and the scalar kernel under qemu-s390x"
+target=s390x-unknown-linux-gnu
+if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+    if $install; then rustup target add "$target"; fi
+fi
+if ! have s390x-linux-gnu-gcc || ! have qemu-s390x; then
+    apt_install gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user || true
+fi
+if rustup target list --installed 2>/dev/null | grep -qx "$target" && have s390x-linux-gnu-gcc && have qemu-s390x; then
+    # Every test of both crates (not the doctests, which test the API, not
+    # the byte order), but the exhaustive 3-byte test (16 million inputs
+    # through every API, many minutes under emulation; the kernels' tests
+    # of every 1- and 2-byte input, of every length and offset, run).
+    started=$SECONDS
+    cargo test --release --target "$target" -p utf8guard-dfa -p utf8guard --lib --tests -- \
+        --exact --skip all_three_byte_sequences
+    echo "s390x step: $((SECONDS - started)) s"
+    ok
+else
+    skip "s390x cross tests (need the rustup target $target, gcc-s390x-linux-gnu and qemu-user; UTF8GUARD_INSTALL=1 installs them)"
+fi
+
+# -------------------------------------------------------- WebAssembly ----
+step "wasm32: the simd128 and scalar kernels under WebAssembly (Node.js WASI)"
+target=wasm32-wasip1
+if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+    if $install; then rustup target add "$target"; fi
+fi
+if ! have node; then apt_install nodejs || true; fi
+if rustup target list --installed 2>/dev/null | grep -qx "$target" && have node; then
+    started=$SECONDS
+    # Without rayon (no threads in wasm32-wasip1); the test binaries that
+    # need neither threads nor processes nor files. V8 without its
+    # background threads: with them, Node 20 crashed (SIGSEGV) when exiting
+    # after a test that had grown the module's memory to some 100 MiB, in
+    # most runs.
+    export CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings --single-threaded $PWD/scripts/wasi-run.mjs"
+    for simd in simd128 scalar; do
+        flags=""
+        [[ $simd == simd128 ]] && flags="-C target-feature=+simd128"
+        echo "wasm32 tests, $simd ($(node --version))"
+        RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$simd" cargo test --release --target "$target" \
+            -p utf8guard-dfa -p utf8guard --no-default-features --features std \
+            --lib --test kernels --test dialects --test stream --test batch --test lossy --test override_env
+        kernels=$(RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$simd" cargo run --quiet --release \
+            --target "$target" -p utf8guard --no-default-features --features std --example which_kernel)
+        echo "dispatched kernel: $kernels"
+        expected=$simd
+        [[ "$kernels" == "$expected" ]] || { echo "FAIL: wasm32 $simd build dispatched '$kernels'"; exit 1; }
+    done
+    # The WebAssembly benchmark builds and runs (one short comparison; its
+    # answers are checked against std before anything is timed).
+    RUSTFLAGS="-C target-feature=+simd128" cargo build --quiet --release --target "$target" \
+        --manifest-path benches/portable/Cargo.toml
+    node --no-warnings --no-liftoff --single-threaded scripts/wasi-run.mjs \
+        benches/portable/target/$target/release/utf8guard-bench-portable.wasm --quick ascii-64KiB
+    unset CARGO_TARGET_WASM32_WASIP1_RUNNER
+    echo "wasm32 step: $((SECONDS - started)) s"
+    ok
+else
+    skip "wasm32 tests (need the rustup target $target and Node.js; UTF8GUARD_INSTALL=1 installs them)"
 fi
 
 # ---------------------------------------------------------------- Miri ----

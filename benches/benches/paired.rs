@@ -24,10 +24,19 @@
 //!   ingestion APIs against their sequential or std counterparts; with the
 //!   parallel API, a loop that only reads the buffer (on one thread and on
 //!   two), for the ceiling the machine's memory sets.
+//! - `scalar-vs-std/<class>/<input>`: the portable kernel (what targets
+//!   without a vector kernel run), forced with `Kernel::Scalar`, against std
+//!   on every class of input: `lipsum/<script>`, `corpora/<file>` (the
+//!   project's synthetic corpora), `long/ascii-1MiB` and `long/text-1MiB`,
+//!   and strings of each size from 1 B to 1 KiB, `ascii/<n>` and `text/<n>`
+//!   (4096 of them, one by one). Where the dispatcher chose the scalar
+//!   kernel (`UTF8GUARD_KERNEL=scalar`, or a CPU without vector kernels),
+//!   `utf8guard::validate` runs too.
 //!
 //! Usage: `paired [--out FILE] [FILTER...]`: only the comparisons whose
-//! `group/label` contains one of the filters run; each outcome is printed
-//! as a summary and, with `--out`, written to FILE as one JSON line.
+//! `group/label` contains one of the filters run, and none that contains a
+//! filter written `!FILTER`; each outcome is printed as a summary and, with
+//! `--out`, written to FILE as one JSON line.
 //! `UTF8GUARD_BENCH_MODE=quick` gives each comparison an eighth of the time.
 
 use std::borrow::Cow;
@@ -63,7 +72,10 @@ struct Runner {
 
 impl Runner {
     fn wanted(&self, id: &str) -> bool {
-        self.filters.is_empty() || self.filters.iter().any(|f| id.contains(f.as_str()))
+        let (excluded, included): (Vec<&String>, Vec<&String>) =
+            self.filters.iter().partition(|f| f.starts_with('!'));
+        (included.is_empty() || included.iter().any(|f| id.contains(f.as_str())))
+            && !excluded.iter().any(|f| id.contains(&f[1..]))
     }
 
     /// Runs `cmp` for `seconds` (scaled by the mode), prints a summary and
@@ -490,6 +502,82 @@ fn or_words(bytes: &[u8]) -> u64 {
     })
 }
 
+/// A contestant that validates each input in turn and counts the valid
+/// ones; generic, so that `check` is inlined as a user's call would be.
+fn count_valid<'a>(
+    inputs: &'a [&'a [u8]],
+    check: impl Fn(&[u8]) -> bool + 'a,
+) -> impl FnMut() -> u64 + 'a {
+    move || {
+        inputs
+            .iter()
+            .filter(|s| check(std::hint::black_box(s)))
+            .count() as u64
+    }
+}
+
+/// The scalar kernel against std, on one batch of inputs validated one by
+/// one (a single input for files), each checked against std first.
+fn scalar_comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> {
+    let bytes = inputs.iter().map(|s| s.len() as u64).sum();
+    let mut cmp = Comparison::new("scalar-vs-std", label, bytes);
+    for input in inputs {
+        assert_eq!(
+            Kernel::Scalar.validate(input),
+            std::str::from_utf8(input).is_ok(),
+            "{label}"
+        );
+        assert_eq!(
+            Kernel::Scalar.from_utf8(input).map_err(|e| e.valid_up_to()),
+            std::str::from_utf8(input).map_err(|e| e.valid_up_to()),
+            "{label}"
+        );
+    }
+    cmp.add(
+        "std",
+        count_valid(inputs, |s| std::str::from_utf8(s).is_ok()),
+    );
+    cmp.add(
+        "utf8guard scalar",
+        count_valid(inputs, |s| Kernel::Scalar.validate(s)),
+    );
+    cmp.add(
+        "utf8guard scalar from_utf8",
+        count_valid(inputs, |s| Kernel::Scalar.from_utf8(s).is_ok()),
+    );
+    if utf8guard::active_kernel() == Kernel::Scalar {
+        cmp.add(
+            "utf8guard (dispatched: scalar)",
+            count_valid(inputs, utf8guard::validate),
+        );
+    }
+    cmp
+}
+
+fn scalar_vs_std(r: &mut Runner) {
+    let mut files = inputs::labeled("lipsum", inputs::lipsum());
+    files.extend(inputs::labeled("corpora", inputs::corpora("synthetic")));
+    let text = ingest_text();
+    files.push(("long/ascii-1MiB".into(), inputs::ascii(1 << 20, 5)));
+    files.push(("long/text-1MiB".into(), repeated(&text, 1 << 20)));
+    for (label, bytes) in &files {
+        if r.wanted(&format!("scalar-vs-std/{label}")) {
+            let one = [bytes.as_slice()];
+            r.run(scalar_comparison(label, &one), 1.5);
+        }
+    }
+    let (texts, _) = inputs::text_sources();
+    let sources: Vec<&[u8]> = texts.iter().map(Vec::as_slice).collect();
+    let classes =
+        inputs::string_classes(&sources).unwrap_or_else(|why| panic!("scalar-vs-std/{why}"));
+    for (label, strings) in &classes {
+        if r.wanted(&format!("scalar-vs-std/{label}")) {
+            let slices = strings.slices();
+            r.run(scalar_comparison(label, &slices), 1.5);
+        }
+    }
+}
+
 fn main() {
     let mut filters = Vec::new();
     let mut out = None;
@@ -526,4 +614,5 @@ fn main() {
     short_strings(&mut r);
     invalid(&mut r);
     ingest(&mut r);
+    scalar_vs_std(&mut r);
 }

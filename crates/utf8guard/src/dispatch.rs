@@ -36,6 +36,8 @@ pub(crate) fn is_available(kernel: Kernel) -> bool {
         Kernel::Avx512 => cpuid_avx512::get(),
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => true,
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => true,
     }
 }
 
@@ -93,6 +95,8 @@ pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {
         id if id == Kernel::Sse42 as u8 => unsafe { kernel::sse42::validate(bytes) },
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         id if id == Kernel::Neon as u8 => kernel::neon::validate(bytes),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        id if id == Kernel::Simd128 as u8 => kernel::simd128::validate(bytes),
         id if id == Kernel::Scalar as u8 => kernel::scalar::validate(bytes),
         _ => resolve().run(bytes),
     }

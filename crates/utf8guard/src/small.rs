@@ -48,16 +48,19 @@ pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
     if len >= SHORT {
         return false;
     }
-    if len >= 8 {
-        // Words at 0, 8, 16, ... and one ending exactly at the end; they
-        // overlap when `len` is not a multiple of 8.
-        let mut acc = word(bytes, len - 8);
-        let mut at = 0;
-        while at + 8 < len {
-            acc |= word(bytes, at);
-            at += 8;
+    if len >= 16 {
+        // The first and the last 16 bytes, and from 32 bytes on the first
+        // and the last 32: overlapping words, a fixed number of them for
+        // each range of lengths, so no loop.
+        let mut acc =
+            word(bytes, 0) | word(bytes, 8) | word(bytes, len - 16) | word(bytes, len - 8);
+        if len > 32 {
+            acc |=
+                word(bytes, 16) | word(bytes, 24) | word(bytes, len - 32) | word(bytes, len - 24);
         }
         acc & HIGH_BITS == 0
+    } else if len >= 8 {
+        (word(bytes, 0) | word(bytes, len - 8)) & HIGH_BITS == 0
     } else if len >= 4 {
         (half_word(bytes, 0) | half_word(bytes, len - 4)) & 0x8080_8080 == 0
     } else {
@@ -132,16 +135,34 @@ static SHIFT_TABLE: [u64; 256] = {
     table
 };
 
+/// A state of the shift DFA: its number times 6 in the low 6 bits (the
+/// bits above them are left over from the table entry and ignored).
+pub(crate) type ShiftState = u64;
+
+/// The shift DFA's state between characters, and its start state.
+pub(crate) const SHIFT_ACCEPT: ShiftState = ACCEPT * 6;
+/// The shift DFA's state after an ill-formed byte; it never leaves it.
+pub(crate) const SHIFT_REJECT: ShiftState = REJECT * 6;
+
+/// The state after `byte` from `state`.
+#[inline(always)]
+pub(crate) fn shift_step(state: ShiftState, byte: u8) -> ShiftState {
+    // Only the low 6 bits of `state` matter: `wrapping_shr` masks the
+    // shift amount to them (one `shrx` on x86_64).
+    SHIFT_TABLE[byte as usize].wrapping_shr(state as u32)
+}
+
+/// The state after `bytes` from `state`, reduced to its 6 bits:
+/// [`SHIFT_ACCEPT`], [`SHIFT_REJECT`] or a state inside a character.
+#[inline(always)]
+pub(crate) fn shift_run(state: ShiftState, bytes: &[u8]) -> ShiftState {
+    bytes.iter().fold(state, |s, &b| shift_step(s, b)) & 63
+}
+
 /// `true` when `bytes` is well-formed UTF-8, by the shift DFA.
 #[inline(always)]
 pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
-    let mut state = ACCEPT;
-    for &b in bytes {
-        // Only the low 6 bits of `state` matter: `wrapping_shr` masks the
-        // shift amount to them (one `shrx` on x86_64).
-        state = SHIFT_TABLE[b as usize].wrapping_shr(state as u32);
-    }
-    state & 63 == ACCEPT
+    shift_run(SHIFT_ACCEPT, bytes) == SHIFT_ACCEPT
 }
 
 #[cfg(test)]
@@ -170,6 +191,19 @@ mod tests {
             }
         }
         let _ = input;
+    }
+
+    #[test]
+    fn short_ascii_sees_every_byte_of_every_length() {
+        for len in 0..SHORT + 8 {
+            let ascii = [b'a'; SHORT + 8];
+            assert_eq!(is_short_ascii(&ascii[..len]), len < SHORT, "{len}");
+            for at in 0..len {
+                let mut bytes = ascii;
+                bytes[at] = 0x80;
+                assert!(!is_short_ascii(&bytes[..len]), "{len}, 0x80 at {at}");
+            }
+        }
     }
 
     #[test]

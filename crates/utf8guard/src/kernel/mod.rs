@@ -15,12 +15,14 @@ pub(crate) mod scalar;
 
 #[cfg(any(
     target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon")
+    all(target_arch = "aarch64", target_feature = "neon"),
+    all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 pub(crate) mod lookup;
 #[cfg(any(
     target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon")
+    all(target_arch = "aarch64", target_feature = "neon"),
+    all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 pub(crate) mod simd;
 
@@ -33,6 +35,9 @@ pub(crate) mod sse42;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub(crate) mod neon;
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) mod simd128;
 
 use crate::error::Utf8Error;
 use crate::{Dialect, Inspection, Kernel};
@@ -57,6 +62,8 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
         Kernel::Avx512 => avx512::validate_dialect::<S>,
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => neon::validate_dialect::<S>,
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => simd128::validate_dialect::<S>,
     })
 }
 
@@ -274,6 +281,16 @@ mod tests {
 
     use crate::Kernel;
 
+    /// The vector kernels' block (where there are any, their `BLOCK`), and
+    /// the scalar kernel's chunk: the lengths the tests probe around.
+    const BLOCK: usize = 64;
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon"),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    const _: () = assert!(BLOCK == super::lookup::BLOCK);
+
     fn check_all_kernels(bytes: &[u8]) {
         let exact: Vec<u8> = bytes.to_vec();
         let expected = utf8guard_dfa::validate(&exact);
@@ -300,6 +317,8 @@ mod tests {
         assert!(Kernel::Avx2.is_available());
         #[cfg(all(target_arch = "x86_64", target_feature = "sse4.2"))]
         assert!(Kernel::Sse42.is_available());
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        assert!(Kernel::Simd128.is_available());
         assert!(Kernel::Scalar.is_available());
     }
 
@@ -325,6 +344,11 @@ mod tests {
         unsafe {
             super::simd::check_operations::<super::neon::V128>()
         };
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: simd128 is enabled at compile time.
+        unsafe {
+            super::simd::check_operations::<super::simd128::V128>()
+        };
     }
 
     #[test]
@@ -332,7 +356,7 @@ mod tests {
         let text = "a€é😀".repeat(20);
         let text = text.as_bytes();
         let step = if cfg!(miri) { 7 } else { 1 };
-        for len in (0..=3 * super::lookup::BLOCK + 3).step_by(step) {
+        for len in (0..=3 * BLOCK + 3).step_by(step) {
             let len = len.min(text.len());
             check_all_kernels(&text[..len]);
             check_all_kernels(&std::vec![b'x'; len]);
@@ -347,7 +371,7 @@ mod tests {
     fn lengths_at_vector_and_block_edges() {
         let text = "é€😀a".repeat(30);
         let text = text.as_bytes();
-        let block = super::lookup::BLOCK;
+        let block = BLOCK;
         let mut lengths = std::vec::Vec::new();
         for edge in [16, 32, block, 2 * block, 4 * block] {
             lengths.extend(edge - 1..=edge + 4);
@@ -364,7 +388,7 @@ mod tests {
 
     #[test]
     fn errors_near_block_edges() {
-        let base = std::vec![b'a'; 2 * super::lookup::BLOCK + 5];
+        let base = std::vec![b'a'; 2 * BLOCK + 5];
         for at in [0, 1, 15, 16, 31, 32, 62, 63, 64, 65, 127, 128, 130, 132] {
             for bad in [&b"\xFF"[..], b"\xE2\x82", b"\xED\xA0\x80", b"\xF0\x9F\x98"] {
                 let mut input = base.clone();

@@ -1,61 +1,294 @@
-//! The portable kernel: the reference DFA, with ASCII skipped 16 bytes at a
-//! time while it is between characters. For the other dialects, their own
-//! automata, the same way.
+//! The portable kernel: what every target without a vector kernel runs
+//! (RISC-V, POWER, s390x, 32-bit ARM, WebAssembly without SIMD, `no_std`
+//! builds), in plain Rust without `unsafe`. (The other dialects of the
+//! UTF-8 family run their own automata here, with ASCII skipped 16 bytes at
+//! a time: see [`validate_dialect`].)
+//!
+//! Bytes are either skipped as ASCII, 64 at a time, or run through the shift
+//! DFA of [`crate::small`]: one table load that does not depend on the state
+//! and one shift that does, per byte, with no branch. Most of the work is in
+//! switching between the two cheaply:
+//!
+//! ```text
+//! ASCII mode (between characters):
+//!     skip 64-byte chunks while the OR of their 8 words has no high bit
+//!     at a chunk that is not all ASCII: its first non-ASCII byte p, from a
+//!         64-bit mask of the chunk's high bits (no branch)
+//!     an isolated character (the common case in English text): run the DFA
+//!         over the 4 bytes from p; if it ends between characters and the
+//!         chunk has no other non-ASCII byte, carry on after the chunk
+//!     otherwise: DFA mode after those 4 bytes, in the DFA's state there
+//! DFA mode:
+//!     run the DFA over a block: 32 bytes, doubling up to 512 while the text
+//!         stays non-ASCII; from 256 bytes, two chains over the two halves of
+//!         the block (split at a character start) take turns byte by byte,
+//!         since each step of one chain waits for the step before it
+//!     a block that ends in the reject state is where the error is
+//!     back to ASCII mode when a block ends between characters and the next
+//!         16 bytes are ASCII
+//! ```
+//!
+//! Inputs shorter than 64 bytes take the word test for ASCII of
+//! [`crate::small`], then the DFA over all their bytes.
+//!
+//! # Errors
+//!
+//! The DFA's reject state is absorbing, so a block is checked by its last
+//! state only. The kernel returns the start of the block in which the DFA
+//! rejected (or of the last block, when the input ends inside a character):
+//! everything before it was accepted, up to a character that the block goes
+//! on to finish, so `super::locate` finds the exact error from at most 3
+//! bytes before it, scanning at most one block (under 1 KiB: a last block
+//! takes in the rest of the input when that is less than another block).
+//!
+//! # Endianness
+//!
+//! Words are read with `from_ne_bytes` where only "does any byte have its
+//! high bit set" is asked, which is the same question in either byte order;
+//! where a byte's position is needed, with `from_le_bytes`, so that byte `i`
+//! of a chunk is bits `8i..8i + 8` of its word on every target.
+
+use crate::small::{self, shift_run, shift_step, ShiftState, SHIFT_ACCEPT, SHIFT_REJECT};
 
 use utf8guard_dfa::State;
 
 use super::dialects::Spec;
 
-/// Bytes per ASCII-skipping step: two machine words.
-const CHUNK: usize = 16;
+/// Bytes per ASCII test in ASCII mode.
+const CHUNK: usize = 64;
+/// Bytes the DFA runs over from the first non-ASCII byte of a chunk, for
+/// an isolated character: the longest character.
+const ISOLATED: usize = 4;
+/// The first block of DFA mode.
+const MIN_BLOCK: usize = 32;
+/// The largest block, and so the most `locate` scans after an error.
+const MAX_BLOCK: usize = 512;
+/// Blocks at least this long run as two interleaved chains.
+const TWO_CHAINS: usize = 256;
+/// ASCII bytes after a block that send the kernel back to ASCII mode.
+const RESUME: usize = 16;
+/// How far after the offset of an `Err` the error can be: within the last
+/// block, which takes in the rest of the input when that is shorter than
+/// two blocks.
+#[cfg_attr(not(test), allow(dead_code))] // the contract of `validate`, tested
+const MAX_ERROR_DISTANCE: usize = 2 * MAX_BLOCK;
+/// Bytes per ASCII-skipping step of [`validate_dialect`]: two words.
+const DIALECT_CHUNK: usize = 16;
 
-/// `true` when none of the 16 bytes has its high bit set.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// `true` when none of the `N` bytes (a multiple of 8) has its high bit
+/// set: one test of the OR of their words.
 #[inline(always)]
-fn is_ascii_chunk(chunk: &[u8; CHUNK]) -> bool {
-    let (lo, hi) = chunk.split_at(8);
-    let lo = u64::from_ne_bytes(lo.try_into().unwrap_or([0; 8]));
-    let hi = u64::from_ne_bytes(hi.try_into().unwrap_or([0; 8]));
-    (lo | hi) & 0x8080_8080_8080_8080 == 0
+fn is_ascii_chunk<const N: usize>(chunk: &[u8; N]) -> bool {
+    let (words, _) = chunk.as_chunks::<8>();
+    let any = words.iter().fold(0, |acc, w| acc | u64::from_ne_bytes(*w));
+    any & HIGH_BITS == 0
 }
 
-/// Validate `bytes`. `Err(offset)`: `offset` is where the first ill-formed
-/// sequence starts (the same contract as the SIMD kernels, only sharper).
+/// The number of bytes in the leading 64-byte chunks of `bytes` that are
+/// all ASCII. Two chunks per test while there are two, then, after a pair
+/// that is not all ASCII, its first chunk if that one is, without a branch
+/// (which of the two holds the first non-ASCII byte is a coin toss).
+#[inline(always)]
+fn ascii_chunks(bytes: &[u8]) -> usize {
+    let (pairs, _) = bytes.as_chunks::<{ 2 * CHUNK }>();
+    let mut skipped = 0;
+    for pair in pairs {
+        if !is_ascii_chunk(pair) {
+            let (first, _) = pair
+                .split_first_chunk::<CHUNK>()
+                .unwrap_or((&[0x80; CHUNK], &[]));
+            return skipped + CHUNK * usize::from(is_ascii_chunk(first));
+        }
+        skipped += 2 * CHUNK;
+    }
+    match bytes[skipped..].first_chunk::<CHUNK>() {
+        Some(chunk) if is_ascii_chunk(chunk) => skipped + CHUNK,
+        _ => skipped,
+    }
+}
+
+/// Bit `i` set when byte `i` of the chunk is not ASCII.
+#[inline(always)]
+fn non_ascii_mask(chunk: &[u8; CHUNK]) -> u64 {
+    let (words, _) = chunk.as_chunks::<8>();
+    let mut mask = 0;
+    for (i, w) in words.iter().enumerate() {
+        // Byte j of the word has its high bit at bit 8j + 7; the multiply
+        // adds a copy of that bit at 56 + j for every j (the other copies
+        // land elsewhere and never carry into the top byte).
+        let high = u64::from_le_bytes(*w) & HIGH_BITS;
+        mask |= (high.wrapping_mul(0x0002_0408_1020_4081) >> 56) << (8 * i);
+    }
+    mask
+}
+
+/// `1` for a continuation byte (`80..BF`), else `0`.
+#[inline(always)]
+fn is_continuation(byte: u8) -> usize {
+    usize::from((byte as i8) < -0x40)
+}
+
+/// `at` moved back to the start of the character it is in: at most 3
+/// bytes, without a branch. With more than 3 continuation bytes before it
+/// the input is ill formed, and the position returned is inside them.
+/// Needs `3 <= at < bytes.len()`.
+#[inline(always)]
+fn character_start(bytes: &[u8], at: usize) -> usize {
+    let back1 = is_continuation(bytes[at]);
+    let back2 = back1 & is_continuation(bytes[at - 1]);
+    let back3 = back2 & is_continuation(bytes[at - 2]);
+    at - back1 - back2 - back3
+}
+
+/// The DFA's state after `bytes[start..end]`, from `state` at `start`,
+/// with two chains: the first from `state` up to the character start
+/// nearest the middle, the second from there (from between characters).
+/// The first must end between characters for the two to join.
+/// Needs `end - start >= 8`.
+#[inline(always)]
+fn run_two_chains(state: ShiftState, bytes: &[u8], start: usize, end: usize) -> ShiftState {
+    let middle = character_start(bytes, start + (end - start) / 2);
+    let together = (middle - start).min(end - middle);
+    let (mut first, mut second) = (state, SHIFT_ACCEPT);
+    let halves = bytes[start..start + together]
+        .iter()
+        .zip(&bytes[middle..middle + together]);
+    for (&a, &b) in halves {
+        first = shift_step(first, a);
+        second = shift_step(second, b);
+    }
+    // The halves differ by at most 3 bytes each way.
+    let first = shift_run(first, &bytes[start + together..middle]);
+    let second = shift_run(second, &bytes[middle + together..end]);
+    if first == SHIFT_ACCEPT {
+        second
+    } else {
+        SHIFT_REJECT
+    }
+}
+
+/// Validate `bytes`. `Err(offset)`: the bytes before `offset` are a
+/// well-formed prefix (possibly ending inside a character of which at most
+/// 3 bytes precede `offset`), and the first error is less than
+/// [`MAX_ERROR_DISTANCE`] bytes after it.
+#[inline]
 pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
-    let mut state = State::ACCEPT;
-    let mut seq_start = 0;
-    let mut pos = 0;
-    let mut chunks = bytes.chunks_exact(CHUNK);
-    for chunk in &mut chunks {
-        let chunk: &[u8; CHUNK] = chunk.try_into().unwrap_or(&[0; CHUNK]);
-        if state == State::ACCEPT && is_ascii_chunk(chunk) {
-            pos += CHUNK;
-            continue;
-        }
-        for &b in chunk {
-            if state == State::ACCEPT {
-                seq_start = pos;
-            }
-            state = state.next(b);
-            if state == State::REJECT {
-                return Err(seq_start);
-            }
-            pos += 1;
-        }
-    }
-    for &b in chunks.remainder() {
-        if state == State::ACCEPT {
-            seq_start = pos;
-        }
-        state = state.next(b);
-        if state == State::REJECT {
-            return Err(seq_start);
-        }
-        pos += 1;
-    }
-    if state == State::ACCEPT {
+    // Short inputs here, inlined into the caller; the rest in a function of
+    // its own, whose prologue (it needs many registers) they do not pay.
+    let len = bytes.len();
+    let valid = if len < 4 {
+        small::shift_dfa_is_valid(bytes)
+    } else if len < CHUNK {
+        small::is_short_ascii(bytes) || small::shift_dfa_is_valid(bytes)
+    } else if len <= SHORT_ASCII_MAX && is_ascii_up_to_256(bytes) {
+        true
+    } else {
+        return validate_long(bytes);
+    };
+    if valid {
         Ok(())
     } else {
-        Err(seq_start)
+        Err(0)
+    }
+}
+
+/// Inputs up to this long are first tested for ASCII as a whole, before
+/// [`validate_long`] is called.
+const SHORT_ASCII_MAX: usize = 4 * CHUNK;
+
+/// `true` when `bytes`, of 64 to 256 bytes, is all ASCII: its 64-byte
+/// chunks, then its last 64 bytes.
+#[inline(always)]
+fn is_ascii_up_to_256(bytes: &[u8]) -> bool {
+    let (chunks, _) = bytes.as_chunks::<CHUNK>();
+    let last: &[u8; CHUNK] = bytes[bytes.len() - CHUNK..]
+        .try_into()
+        .unwrap_or(&[0x80; CHUNK]);
+    chunks.iter().all(is_ascii_chunk) && is_ascii_chunk(last)
+}
+
+/// [`validate`] for inputs of at least [`CHUNK`] bytes.
+#[inline(never)]
+fn validate_long(bytes: &[u8]) -> Result<(), usize> {
+    let len = bytes.len();
+    let mut pos = 0;
+    let mut block = MIN_BLOCK;
+    loop {
+        // ASCII mode: `pos` is between characters.
+        let skipped = ascii_chunks(&bytes[pos..]);
+        pos += skipped;
+        if skipped >= CHUNK {
+            block = MIN_BLOCK;
+        }
+        let mut state = SHIFT_ACCEPT;
+        if len - pos >= CHUNK {
+            let chunk: &[u8; CHUNK] = bytes[pos..pos + CHUNK].try_into().unwrap_or(&[0; CHUNK]);
+            let mask = non_ascii_mask(chunk);
+            // The first non-ASCII byte, or the last bytes of the chunk in
+            // which a character starting there would fit.
+            let first = (mask.trailing_zeros() as usize).min(CHUNK - ISOLATED);
+            let after = first + ISOLATED;
+            state = shift_run(SHIFT_ACCEPT, &chunk[first..after]);
+            // `mask >> after`, with `after` up to 64.
+            let rest = (mask >> (after - 1)) >> 1;
+            if state == SHIFT_ACCEPT && rest == 0 {
+                // An isolated character: the rest of the chunk is ASCII.
+                pos += CHUNK;
+                continue;
+            }
+            if state == SHIFT_REJECT {
+                return Err(pos + first);
+            }
+            pos += after;
+        } else {
+            if pos == len {
+                return Ok(());
+            }
+            // The last bytes, as the input's last whole chunk (`len >= 64`),
+            // without the bytes before `pos`, already checked.
+            let base = len - CHUNK;
+            let chunk: &[u8; CHUNK] = bytes[base..].try_into().unwrap_or(&[0; CHUNK]);
+            let mask = non_ascii_mask(chunk) >> (pos - base);
+            if mask == 0 {
+                return Ok(());
+            }
+            pos += mask.trailing_zeros() as usize;
+        }
+
+        // DFA mode: `pos` is a well-formed prefix, `state` the DFA's state
+        // there.
+        loop {
+            // A last block shorter than the one before it joins it.
+            let end = if len - pos <= 2 * block {
+                len
+            } else {
+                pos + block
+            };
+            let after = if end - pos >= TWO_CHAINS {
+                run_two_chains(state, bytes, pos, end)
+            } else {
+                shift_run(state, &bytes[pos..end])
+            };
+            if after == SHIFT_REJECT || (end == len && after != SHIFT_ACCEPT) {
+                return Err(pos);
+            }
+            if end == len {
+                return Ok(());
+            }
+            pos = end;
+            state = after;
+            if block < MAX_BLOCK {
+                block *= 2;
+            }
+            if state == SHIFT_ACCEPT
+                && len - pos >= RESUME
+                && is_ascii_chunk::<RESUME>(bytes[pos..pos + RESUME].try_into().unwrap_or(&[0; 16]))
+            {
+                break;
+            }
+        }
     }
 }
 
@@ -83,15 +316,15 @@ pub(crate) fn validate_dialect<S: Spec>(bytes: &[u8]) -> Result<(), usize> {
         *state = automaton.next(*state, b);
         *state == State::REJECT || automaton.in_run(*state)
     };
-    let mut chunks = bytes.chunks_exact(CHUNK);
+    let mut chunks = bytes.chunks_exact(DIALECT_CHUNK);
     for chunk in &mut chunks {
-        let chunk: &[u8; CHUNK] = chunk.try_into().unwrap_or(&[0; CHUNK]);
+        let chunk: &[u8; DIALECT_CHUNK] = chunk.try_into().unwrap_or(&[0; DIALECT_CHUNK]);
         if state == State::ACCEPT && is_ascii_chunk(chunk) {
             let (lo, hi) = chunk.split_at(8);
             let lo = u64::from_ne_bytes(lo.try_into().unwrap_or([0; 8]));
             let hi = u64::from_ne_bytes(hi.try_into().unwrap_or([0; 8]));
             if !S::NO_NUL || !(has_zero_byte(lo) || has_zero_byte(hi)) {
-                pos += CHUNK;
+                pos += DIALECT_CHUNK;
                 continue;
             }
         }
@@ -112,5 +345,239 @@ pub(crate) fn validate_dialect<S: Spec>(bytes: &[u8]) -> Result<(), usize> {
         Ok(())
     } else {
         Err(seq_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// The kernel against the reference DFA: the same verdict, an `Err`
+    /// offset that keeps the kernels' contract and is close to the error,
+    /// and the exact error once located.
+    fn check(bytes: &[u8]) {
+        let expected = utf8guard_dfa::validate(bytes);
+        match (validate(bytes), expected) {
+            (Ok(()), Ok(())) => {}
+            (Err(offset), Err(e)) => {
+                assert!(
+                    offset <= e.valid_up_to + 3,
+                    "{offset} vs {e:?} on {bytes:02X?}"
+                );
+                assert!(
+                    e.valid_up_to < offset + MAX_ERROR_DISTANCE,
+                    "{offset} vs {e:?}"
+                );
+                // The bytes before the offset are a prefix of valid text:
+                // nothing wrong in them but a character cut at the end.
+                if let Err(before) = utf8guard_dfa::validate(&bytes[..offset]) {
+                    assert_eq!(before.error_len, None, "{offset} on {bytes:02X?}");
+                }
+                let located = super::super::locate(bytes, offset).unwrap_err();
+                assert_eq!(
+                    (located.valid_up_to(), located.error_len()),
+                    (e.valid_up_to, e.error_len),
+                    "located from {offset} in {bytes:02X?}"
+                );
+            }
+            (got, _) => panic!("{got:?} vs {expected:?} on {bytes:02X?}"),
+        }
+    }
+
+    /// Cheaper inputs under Miri. (The kernel has no `unsafe` code, so
+    /// Miri can find nothing here that the tests do not; the heavier tests
+    /// are left to native runs.)
+    fn step() -> usize {
+        if cfg!(miri) {
+            29
+        } else {
+            1
+        }
+    }
+
+    const BAD: [&[u8]; 7] = [
+        b"\x80",             // stray continuation
+        b"\xFF",             // never in UTF-8
+        b"\xC3",             // cut short (before ASCII or a lead byte)
+        b"\xE0\x80\x80",     // overlong
+        b"\xED\xA0\x80",     // surrogate
+        b"\xF4\x90\x80\x80", // above U+10FFFF
+        b"\xF0\x9F\x98",     // cut short
+    ];
+
+    #[test]
+    fn mask_marks_exactly_the_non_ascii_bytes() {
+        for i in 0..CHUNK {
+            for j in i..CHUNK {
+                let mut chunk = [b'a'; CHUNK];
+                chunk[i] = 0x80 | i as u8;
+                chunk[j] = 0xFF;
+                assert_eq!(non_ascii_mask(&chunk), (1 << i) | (1 << j), "{i} {j}");
+            }
+        }
+        assert_eq!(non_ascii_mask(&[0x7F; CHUNK]), 0);
+        assert_eq!(non_ascii_mask(&[0x80; CHUNK]), u64::MAX);
+    }
+
+    #[test]
+    fn character_start_backs_up_at_most_three_bytes() {
+        let text = "a€😀é".as_bytes(); // 61 E2 82 AC F0 9F 98 80 C3 A9
+        let starts: Vec<usize> = (3..text.len())
+            .map(|at| character_start(text, at))
+            .collect();
+        assert_eq!(starts, [1, 4, 4, 4, 4, 8, 8]);
+        // Four continuation bytes: no start within reach.
+        assert_eq!(character_start(b"\x80\x80\x80\x80\x80", 4), 1);
+    }
+
+    #[test]
+    fn two_chains_agree_with_one() {
+        let text = "aé€😀".repeat(40);
+        let mut bytes = text.into_bytes();
+        let len = bytes.len();
+        for bad_at in [
+            None,
+            Some(5),
+            Some(len / 2 - 2),
+            Some(len / 2),
+            Some(len - 1),
+        ] {
+            if let Some(at) = bad_at {
+                bytes[at] = 0xFF;
+            }
+            for start in 0..8 {
+                for end in (start + 8..len).step_by(3 * step()) {
+                    let state = shift_run(SHIFT_ACCEPT, &bytes[..start]);
+                    for state in [SHIFT_ACCEPT, state] {
+                        assert_eq!(
+                            run_two_chains(state, &bytes, start, end),
+                            shift_run(state, &bytes[start..end]),
+                            "{start}..{end}, 0xFF at {bad_at:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every length to past the largest block, in ASCII, in text of each
+    /// character width, and in text that alternates: every way the last
+    /// chunk, the tail mask and the last block can fall.
+    #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
+    fn every_length_in_each_kind_of_text() {
+        let texts = [
+            "abcdefg ".repeat(300),
+            "é".repeat(1200),
+            "€".repeat(800),
+            "😀".repeat(600),
+            "ab€ é😀 ".repeat(200),
+        ];
+        for text in &texts {
+            let bytes = text.as_bytes();
+            for len in (0..=bytes.len().min(2100)).step_by(step()) {
+                check(&bytes[..len]);
+                check(&bytes[bytes.len() - len..]);
+            }
+        }
+    }
+
+    /// One character at every offset of the 64-byte chunk that follows
+    /// ASCII, alone or with a second one (or an error) at every offset
+    /// after it: the isolated-character path and every way out of it.
+    #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
+    fn characters_at_every_offset_of_a_chunk() {
+        let chars: [&[u8]; 5] = [
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\xE2\x82",
+            b"\xFF",
+        ];
+        for prefix in [64, 65, 128 + 7] {
+            for first in (0..CHUNK).step_by(step()) {
+                for c in chars {
+                    let mut input = std::vec![b'x'; prefix + 3 * CHUNK];
+                    let at = prefix + first;
+                    input[at..at + c.len()].copy_from_slice(c);
+                    check(&input);
+                    check(&input[..(at + c.len()).min(input.len())]);
+                    for second in (first + 1..CHUNK + 8).step_by(3 * step()) {
+                        for d in ["ü".as_bytes(), b"\x80", b"\xF0\x9F\x98\x80"] {
+                            let mut input = input.clone();
+                            let at = prefix + second;
+                            input[at..at + d.len()].copy_from_slice(d);
+                            check(&input);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each error at every offset of dense text and of text with ASCII runs,
+    /// across the blocks of DFA mode (32, 64, 128, then 256 and 512 with two
+    /// chains) and the middle of two-chain blocks.
+    #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
+    fn errors_at_every_offset_of_dfa_blocks() {
+        let dense = "дж€😀".repeat(250);
+        let sparse = "Größe of the text 😀 and more ASCII words here. ".repeat(60);
+        for text in [dense.as_bytes(), sparse.as_bytes()] {
+            for bad in BAD {
+                let step = if cfg!(miri) { 97 } else { 1 };
+                for at in (0..text.len().min(1600)).step_by(step) {
+                    // A malformation at `at` (at a character start or not).
+                    let mut input = text[..1700.min(text.len())].to_vec();
+                    let end = (at + bad.len()).min(input.len());
+                    input[at..end].copy_from_slice(&bad[..end - at]);
+                    check(&input);
+                    // The input cut inside the malformation.
+                    check(&input[..end]);
+                }
+            }
+        }
+    }
+
+    /// Blocks that end between characters before exactly 15, 16 or 17 bytes
+    /// of ASCII: the way back to ASCII mode, and the ways it is refused.
+    #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
+    fn back_to_ascii_after_a_block() {
+        for run in 0..100 {
+            for ascii in [0, 1, 15, 16, 17, 63, 64, 65, 130] {
+                let mut input = "дж".repeat(run).into_bytes();
+                input.extend(std::iter::repeat_n(b'z', ascii));
+                input.extend_from_slice("ü€".as_bytes());
+                input.extend(std::iter::repeat_n(b'z', 70));
+                check(&input);
+                let at = 2 * run + ascii;
+                input[at] = 0x80;
+                check(&input);
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // see `step`
+    fn long_inputs_with_every_block_size() {
+        let mut text = "ascii only, ".repeat(100).into_bytes();
+        text.extend_from_slice("日本語のテキスト".repeat(200).as_bytes());
+        text.extend_from_slice(
+            "mostly ASCII with an é now and then; "
+                .repeat(100)
+                .as_bytes(),
+        );
+        check(&text);
+        let len = text.len();
+        for at in (0..len).step_by(if cfg!(miri) { 997 } else { 7 }) {
+            let mut bad = text.clone();
+            bad[at] = 0xC0;
+            check(&bad);
+        }
     }
 }
