@@ -719,3 +719,20 @@ fn repair_refuses_another_encoding() {
         .code(1)
         .stdout("a\u{FFFD}b");
 }
+
+#[test]
+fn the_readme_shows_the_report_as_it_is() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let output = cmd()
+        .args(["--encoding", "cesu-8"])
+        .write_stdin(&b"a\xED\xA0\xBDb \xF0\x9F\x98\x80"[..])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let shown = format!(
+        "$ printf 'a\\xED\\xA0\\xBDb \\xF0\\x9F\\x98\\x80' | utf8guard --encoding cesu-8\n{}```\n",
+        String::from_utf8(output.stdout).unwrap()
+    );
+    assert!(readme.contains(&shown), "README lacks:\n{shown}");
+}
