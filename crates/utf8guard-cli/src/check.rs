@@ -5,8 +5,9 @@ use std::io::Read;
 use std::path::Path;
 
 use memmap2::{Mmap, MmapOptions};
-use utf8guard::ErrorKind;
+use utf8guard::{Dialect, ErrorKind};
 
+use crate::family;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
 use crate::report::{Finding, More, Outcome, Status};
@@ -33,6 +34,11 @@ pub struct ScanOptions {
     /// Record the line and column of each error (off when the report does
     /// not show them, which spares a stream the counting of every line).
     pub positions: bool,
+    /// The member of the UTF-8 family to check.
+    pub dialect: Dialect,
+    /// For an invalid input, look for the other dialects that accept all
+    /// of it, for a hint (when the report shows hints).
+    pub hints: bool,
 }
 
 /// An error at an offset of the slice it was found in.
@@ -44,27 +50,24 @@ pub struct Error {
 }
 
 impl Error {
-    fn from_utf8(err: utf8guard::Utf8Error, base: usize) -> Error {
+    pub fn from_utf8(err: utf8guard::Utf8Error) -> Error {
         Error {
-            offset: base + err.valid_up_to(),
+            offset: err.valid_up_to(),
             len: err.error_len(),
             kind: err.kind(),
         }
     }
 }
 
-/// One validation of a whole slice, sequential or split across the pool
-/// (which keeps inputs under its threshold, 1 MiB, sequential).
-fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Error> {
-    if parallel {
-        #[cfg(test)]
-        if bytes.len() >= utf8guard::par::THRESHOLD {
-            tests::PARALLEL_CALLS.with(|n| n.set(n.get() + 1));
-        }
-        utf8guard::par::from_utf8(bytes).map(drop)
-    } else {
-        utf8guard::from_utf8(bytes).map(drop)
+/// The first error of `bytes`, a part of an input that starts at its
+/// offset 0 when `at_start`, in one validation, sequential or split across
+/// the pool (which keeps inputs under its threshold, 1 MiB, sequential).
+fn validate_part(bytes: &[u8], parallel: bool, dialect: Dialect, at_start: bool) -> Option<Error> {
+    #[cfg(test)]
+    if parallel && bytes.len() >= utf8guard::par::THRESHOLD {
+        tests::PARALLEL_CALLS.with(|n| n.set(n.get() + 1));
     }
+    family::check(dialect, bytes, at_start, parallel)
 }
 
 /// Bytes searched on the calling thread before the rest of an input is
@@ -75,32 +78,39 @@ fn validate_part(bytes: &[u8], parallel: bool) -> Result<(), utf8guard::Utf8Erro
 /// fork per 1 MiB of it at most.
 const NEAR: usize = utf8guard::par::THRESHOLD;
 
-/// The first error in `bytes`, validated in slices of `slice` bytes so that
-/// progress is reported as it goes: the first slice (at most [`NEAR`]
-/// bytes) on this thread, the others across the pool when `parallel`.
-fn first_error(bytes: &[u8], slice: usize, parallel: bool, progress: &Progress) -> Option<Error> {
+/// The first error in `bytes` (the input from its offset 0 when
+/// `at_start`, else the rest after an error), validated in slices of about
+/// `slice` bytes so that progress is reported as it goes: the first slice
+/// (about [`NEAR`] bytes) on this thread, the others across the pool when
+/// `opts.parallel`. Slices are cut where every dialect's automaton is in
+/// its plain state (see [`family::cut`]), so each is checked on its own.
+fn first_error(
+    bytes: &[u8],
+    at_start: bool,
+    slice: usize,
+    opts: &ScanOptions,
+    progress: &Progress,
+) -> Option<Error> {
     let mut pos = 0;
     while pos < bytes.len() {
         let (len, parallel) = if pos == 0 {
             (slice.min(NEAR), false)
         } else {
-            (slice, parallel)
+            (slice, opts.parallel)
         };
-        let end = bytes.len().min(pos + len);
-        match validate_part(&bytes[pos..end], parallel) {
-            Ok(()) => {
-                progress.inc((end - pos) as u64);
+        let end = family::cut(bytes, pos + len, at_start);
+        let part = &bytes[pos..end];
+        match validate_part(part, parallel, opts.dialect, at_start && pos == 0) {
+            None => {
+                progress.inc(part.len() as u64);
                 pos = end;
             }
-            // The slice ends inside a character that the next slice may
-            // complete: go on from its first byte (at most 3 bytes back).
-            Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
-                progress.inc(e.valid_up_to() as u64);
-                pos += e.valid_up_to();
-            }
-            Err(e) => {
-                progress.inc(e.valid_up_to() as u64);
-                return Some(Error::from_utf8(e, pos));
+            Some(e) => {
+                progress.inc(e.offset as u64);
+                return Some(Error {
+                    offset: pos + e.offset,
+                    ..e
+                });
             }
         }
     }
@@ -111,8 +121,16 @@ impl Outcome {
     /// Fills in the report on `bytes`, an input that is all in memory.
     fn scan(&mut self, bytes: &[u8], opts: &ScanOptions, progress: &Progress) {
         self.bytes = bytes.len() as u64;
+        self.dialect = opts.dialect;
         (self.status, self.counts) = scan_slice(bytes, opts, progress);
         self.look_at_head(bytes);
+        if opts.dialect == Dialect::Corrected {
+            let checked = self.checked_up_to() as usize;
+            self.reserved_run = family::first_reserved_run(&bytes[..checked]).map(|at| at as u64);
+        }
+        if opts.hints && matches!(self.status, Status::Invalid { .. }) {
+            self.valid_in = family::accepting(opts.dialect, bytes, opts.parallel);
+        }
     }
 }
 
@@ -136,9 +154,13 @@ fn scan_slice_with(
         if findings.len() == opts.max_errors && !opts.look_for_more {
             break;
         }
-        let Some(err) = first_error(&bytes[pos..], slice, opts.parallel, progress) else {
+        let Some(err) = first_error(&bytes[pos..], pos == 0, slice, opts, progress) else {
             if opts.count_chars {
-                counts.add(&count_chars(&bytes[pos..], opts.parallel));
+                counts.add(&CharCounts::of_in(
+                    &bytes[pos..],
+                    opts.dialect,
+                    opts.parallel,
+                ));
             }
             pos = bytes.len();
             break;
@@ -146,7 +168,7 @@ fn scan_slice_with(
         let at = pos + err.offset;
         let valid = &bytes[pos..at];
         if opts.count_chars {
-            counts.add(&count_chars(valid, opts.parallel));
+            counts.add(&CharCounts::of_in(valid, opts.dialect, opts.parallel));
         }
         if findings.len() == opts.max_errors {
             more = More::Yes;
@@ -181,14 +203,6 @@ fn scan_slice_with(
         Status::Invalid { findings, more }
     };
     (status, counts)
-}
-
-fn count_chars(bytes: &[u8], parallel: bool) -> CharCounts {
-    if parallel {
-        CharCounts::of_parallel(bytes)
-    } else {
-        CharCounts::of(bytes)
-    }
 }
 
 /// Checks the file at `path`: mapped when large, read when small, streamed
@@ -381,6 +395,8 @@ mod tests {
             count_chars: true,
             parallel: false,
             positions: true,
+            dialect: Dialect::Utf8,
+            hints: true,
         }
     }
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use utf8guard::Dialect;
 
 const ABOUT: &str = "Check that files, directories and streams are valid UTF-8, \
                      and say exactly where and why they are not";
@@ -17,12 +18,16 @@ Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
 each invalid input it prints, per error: the path, line and column, byte
 offset and kind of error; the cause in words; a hint when the bytes look like
 a common mix-up (Latin-1 or Windows-1252 text, another script's 8-bit code
-page, CESU-8, overlong forms), or, once, what the input is when its first
+page, CESU-8, modified UTF-8's C0 80, overlong forms, RFC 2279's 5- and
+6-byte forms), or, once, which other encodings of the UTF-8 family accept
+the whole input (see --encoding), or what the input is when its first
 bytes tell (UTF-16 or UTF-32 text by its byte order mark or zero bytes,
 binary data by a magic number such as gzip's, zstd's, xz's, zip's, PDF's,
 PNG's or ELF's, or by zero bytes and control characters); and
 the 16 bytes around the error in hex, after the byte offset (in decimal) of
-the first one, with a marker under the invalid bytes. From corpora/demo/invalid in the sources:
+the first one, with a marker under the invalid bytes. --encoding checks
+another member of the UTF-8 family instead (CESU-8, Java's modified UTF-8,
+WTF-8, ...). From corpora/demo/invalid in the sources:
 
   $ utf8guard customers-latin1.csv
   customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
@@ -34,8 +39,9 @@ the first one, with a marker under the invalid bytes. From corpora/demo/invalid 
 
 const CHECK_AFTER: &str = "\
 Exit status:
-  0  every input is valid UTF-8
-  1  some input is not valid UTF-8, and every input could be read
+  0  every input is valid UTF-8 (in the --encoding given)
+  1  some input is not valid UTF-8 (in the --encoding given), and every
+     input could be read
   2  a usage error, or some input could not be read (the other inputs are
      still checked and reported), or the report could not be written
 
@@ -79,6 +85,17 @@ as one, like the U+FFFD that `utf8guard repair` puts in its place. An
 invalid sequence is a maximal subpart in Unicode's sense (1 to 3 bytes): with
 --all, the errors reported are the sequences `repair` replaces, and the first
 one is where std::str::from_utf8 and isutf8 stop.
+With --encoding, the same rules in that encoding: the first error is where
+its longest well-formed prefix ends, an invalid sequence is its maximal
+subpart (up to 5 bytes: a broken CESU-8 surrogate pair, a 5- or 6-byte
+sequence cut short), each next error is the first one of a fresh check of
+what follows the last (where Corrected UTF-8's magic number does not count:
+it is well formed at offset 0 only), and a column counts the encoding's
+sequences as written (a CESU-8 surrogate pair counts as 2, a reserved FE/FF
+run of Corrected UTF-8 as 1). The first error of an input gets one more
+hint: which other encodings accept the whole input, from the most specific
+(for a stream, only when it ends within its first 1 MiB), or that it starts
+with Corrected UTF-8's magic number.
 
 JSON (--json): JSON Lines, one object per input, each on its own line (the
 output is not one JSON document: `jq -s .` makes it an array), in the order
@@ -93,23 +110,37 @@ the inputs are given (directory entries in byte order of their names), e.g.
   path          the path as given or found; \"-\" for standard input
   path_exact    false when the path is not valid Unicode: `path` is then a
                 copy with U+FFFD in place of what is not
+  encoding      the --encoding name, e.g. \"cesu-8\"; only when --encoding
+                is given
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
   bytes         size of the input in bytes; for a stream whose reading
                 stopped at its last error reported, the bytes read; for
                 \"error\", the bytes read before the failure (often 0)
+  magic_number, reserved_run
+                with --encoding corrected-utf-8 only: whether the input
+                starts with the magic number EF B7 9D ED B2 AE 00 0A, and
+                the offset of its first reserved FE/FF run (in the part
+                checked: up to the last error reported when more follow or
+                may follow), or null
   errors        the errors reported, in order; empty unless \"invalid\"
     offset        byte offset of the invalid sequence; for the first error,
                   the length of the valid prefix (std's valid_up_to)
     line, column  1-based; the column counts characters
-    length        bytes in the invalid sequence (1 to 3); null when the
-                  input ends inside a multi-byte sequence
+    length        bytes in the invalid sequence (1 to 3; up to 5 with
+                  --encoding); null when the input ends inside a multi-byte
+                  sequence
     kind          unexpected_continuation, invalid_byte, overlong,
-                  surrogate, too_large, too_short or incomplete
+                  surrogate, too_large, too_short or incomplete; with
+                  --encoding also nul (a 00 byte), lone_surrogate (CESU-8),
+                  surrogate_pair (WTF-8) or four_byte_form (CESU-8,
+                  modified UTF-8)
     description   the kind in words
     explanation   the cause, naming the bytes involved
     hint          a likely mix-up (see above); on the first error of an
                   input that its first bytes show to be UTF-16 or binary,
-                  what it is (and null on the others); or null
+                  what it is (and null on the others); on the first error,
+                  after \"; \", the other encodings that accept the whole
+                  input; or null
     bytes         the invalid bytes in hex, e.g. \"E2 82\"
     context_offset, context
                   offset and hex of up to 16 bytes around the error (up to
@@ -257,11 +288,24 @@ pub struct CheckArgs {
     #[arg(long, value_name = "NAME", verbatim_doc_comment)]
     pub kernel: Option<String>,
 
+    /// Check another member of the UTF-8 family [default: utf-8]
+    ///
+    /// See --help for the names.
+    #[arg(
+        short,
+        long,
+        value_name = "NAME",
+        value_parser = parse_encoding,
+        long_help = encoding_help()
+    )]
+    pub encoding: Option<Dialect>,
+
     /// Print statistics on stderr at the end
     ///
     /// Inputs checked (valid, invalid, unreadable, skipped), bytes,
-    /// characters by encoded length (in the well-formed parts scanned),
-    /// time and throughput, kernel and jobs.
+    /// characters by encoded length (in the well-formed parts scanned; with
+    /// --encoding, sequences, and 5- and 6-byte ones and reserved runs where
+    /// the encoding has them), time and throughput, kernel and jobs.
     #[arg(long, verbatim_doc_comment)]
     pub stats: bool,
 
@@ -323,6 +367,45 @@ pub struct RepairArgs {
     /// the input.
     #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
+
+    /// Only utf-8: repair reads and writes strict UTF-8
+    ///
+    /// `check --encoding NAME` checks the other members of the UTF-8
+    /// family; repair names them only to refuse them (status 2).
+    #[arg(short, long, value_name = "NAME", value_parser = parse_encoding, verbatim_doc_comment)]
+    pub encoding: Option<Dialect>,
+}
+
+/// Parses `--encoding`: a name of [`Dialect::ALL`] or an alias, in any case.
+fn parse_encoding(name: &str) -> Result<Dialect, String> {
+    Dialect::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+        format!("unknown encoding; known: {}", names.join(", "))
+    })
+}
+
+/// The long help of `--encoding`: each dialect's name and summary.
+fn encoding_help() -> String {
+    let mut help = "\
+Check another member of the UTF-8 family instead of strict UTF-8:
+"
+    .to_owned();
+    for d in Dialect::ALL {
+        help.push_str(&format!("  {:<16} {}\n", d.name(), d.summary()));
+    }
+    help.push_str(
+        "\
+Names are taken in any case, with aliases such as utf8, cesu8, java,
+modified-utf-8, wtf8, corrected. Reports name the encoding (\"invalid CESU-8
+at byte ...\"), and explain the errors it has of its own (a 00 byte, a lone
+surrogate, a surrogate pair where WTF-8 needs the 4-byte form, a 4-byte
+form in CESU-8). In Corrected UTF-8, a note (text) says that the input
+starts with the magic number and where its first reserved FE/FF run is (well
+formed), when it has them; in JSON, `magic_number` and `reserved_run`.
+`repair` works on UTF-8 only.
+[default: utf-8]",
+    );
+    help
 }
 
 #[cfg(test)]

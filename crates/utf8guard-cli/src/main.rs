@@ -6,6 +6,7 @@
 
 mod check;
 mod cli;
+mod family;
 mod info;
 mod json;
 mod position;
@@ -24,7 +25,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use clap::Parser;
-use utf8guard::Kernel;
+use utf8guard::{Dialect, Kernel};
 
 use crate::check::ScanOptions;
 use crate::cli::{CheckArgs, Cli, Command};
@@ -45,9 +46,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match cli.command {
         Some(Command::Info) => run_info(),
-        Some(Command::Repair(args)) => match choose_kernel(None) {
-            Ok(_) => repair::run(&args),
-            Err(message) => usage_error(&message),
+        Some(Command::Repair(args)) => match (choose_kernel(None), args.encoding) {
+            (Err(message), _) => usage_error(&message),
+            (Ok(_), Some(d)) if d != Dialect::Utf8 => usage_error(&format!(
+                "repair --encoding {d}: repair reads and writes strict UTF-8 only; \
+                 `utf8guard check --encoding {d}` checks {}",
+                family::title(d)
+            )),
+            (Ok(_), _) => repair::run(&args),
         },
         Some(Command::Check(args)) => run_check(&args),
         None => run_check(&cli.check),
@@ -145,6 +151,8 @@ fn run_check(args: &CheckArgs) -> u8 {
         count_chars: args.stats,
         parallel: jobs > 1,
         positions: matches!(mode, Mode::Text | Mode::Json),
+        dialect: args.encoding.unwrap_or(Dialect::Utf8),
+        hints: matches!(mode, Mode::Text | Mode::Json),
     };
 
     let inputs = walk::collect(&args.paths, args.follow);
@@ -175,7 +183,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         (None, false) => Limit::First,
     };
     let list_end = if args.null { b'\0' } else { b'\n' };
-    let mut printer = Printer::new(mode, limit, list_end, &progress);
+    let mut printer = Printer::new(mode, limit, list_end, args.encoding, &progress);
     let stop = AtomicBool::new(false);
     let check_one = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
@@ -232,7 +240,14 @@ fn run_check(args: &CheckArgs) -> u8 {
 
     let tally = &printer.tally;
     if args.stats {
-        print_stats(tally, &inputs, start, jobs, kernel_forced.is_some());
+        print_stats(
+            tally,
+            &inputs,
+            start,
+            jobs,
+            kernel_forced.is_some(),
+            opts.dialect,
+        );
     }
     if tally.failed > 0 {
         TROUBLE
@@ -261,6 +276,8 @@ struct Printer<'a> {
     limit: Limit,
     /// The byte after each path of a list: a newline, or NUL with --null.
     list_end: u8,
+    /// `--encoding`, when given: named in JSON.
+    encoding: Option<Dialect>,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -271,12 +288,19 @@ struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    fn new(mode: Mode, limit: Limit, list_end: u8, progress: &'a Progress) -> Printer<'a> {
+    fn new(
+        mode: Mode,
+        limit: Limit,
+        list_end: u8,
+        encoding: Option<Dialect>,
+        progress: &'a Progress,
+    ) -> Printer<'a> {
         let stdout = io::stdout();
         Printer {
             mode,
             limit,
             list_end,
+            encoding,
             flush_each: stdout.is_terminal(),
             out: io::BufWriter::with_capacity(64 << 10, stdout.lock()),
             progress,
@@ -299,8 +323,11 @@ impl<'a> Printer<'a> {
         match (&outcome.status, self.mode) {
             (Status::Valid, mode) => {
                 self.tally.valid += 1;
-                if mode == (Mode::List { valid: true }) {
-                    text = list_name();
+                match mode {
+                    Mode::List { valid: true } => text = list_name(),
+                    // A note, if the encoding has one to make.
+                    Mode::Text => outcome.render_text(self.limit, &mut text),
+                    _ => {}
                 }
             }
             (Status::Invalid { .. }, mode) => {
@@ -331,7 +358,7 @@ impl<'a> Printer<'a> {
         }
         if self.mode == Mode::Json {
             let mut json = String::new();
-            outcome.render_json(&mut json);
+            outcome.render_json(self.encoding, &mut json);
             text = json.into_bytes();
         }
         if text.is_empty() {
@@ -375,7 +402,14 @@ impl<'a> Printer<'a> {
     }
 }
 
-fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize, forced: bool) {
+fn print_stats(
+    tally: &Tally,
+    inputs: &walk::Inputs,
+    start: Instant,
+    jobs: usize,
+    forced: bool,
+    dialect: Dialect,
+) {
     let elapsed = start.elapsed().as_secs_f64();
     let checked = tally.valid + tally.invalid + tally.failed;
     let mut skipped = String::new();
@@ -396,8 +430,21 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
         tally.bytes,
         human_bytes(tally.bytes as f64)
     );
+    // In the other encodings, sequences: a surrogate pair counts as two.
+    let what = if dialect == Dialect::Utf8 {
+        "characters"
+    } else {
+        "sequences"
+    };
+    let mut long = String::new();
+    if family::has_long_forms(dialect) {
+        long = format!(", {} of 5, {} of 6", c.long[0], c.long[1]);
+    }
+    if dialect == Dialect::Corrected {
+        long.push_str(&format!(", {}", counted(c.long[2], "reserved run")));
+    }
     eprintln!(
-        "utf8guard: characters in the well-formed parts: {}: {} of 1 byte, {} of 2, {} of 3, {} of 4",
+        "utf8guard: {what} in the well-formed parts: {}: {} of 1 byte, {} of 2, {} of 3, {} of 4{long}",
         c.total(),
         c.by_len[0],
         c.by_len[1],
@@ -409,8 +456,13 @@ fn print_stats(tally: &Tally, inputs: &walk::Inputs, start: Instant, jobs: usize
     } else {
         0.0
     };
+    let encoding = if dialect == Dialect::Utf8 {
+        String::new()
+    } else {
+        format!(", encoding {dialect}")
+    };
     eprintln!(
-        "utf8guard: time: {elapsed:.3} s, {}/s, kernel {}{}, {jobs} job{}",
+        "utf8guard: time: {elapsed:.3} s, {}/s, kernel {}{}, {jobs} job{}{encoding}",
         human_bytes(rate),
         utf8guard::active_kernel(),
         if forced { " (forced)" } else { "" },

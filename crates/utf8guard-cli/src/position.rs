@@ -5,6 +5,8 @@
 //! sequence counts as one character, the U+FFFD that `repair` would put in
 //! its place. Both are 1-based in reports.
 
+use utf8guard::Dialect;
+
 /// Where a scan has got to: the line and column of the next byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
@@ -142,12 +144,19 @@ with_avx2! {
     }
 }
 
-/// Characters of well-formed UTF-8, by encoded length.
+/// Characters of well-formed UTF-8, by encoded length; in the other
+/// dialects, sequences (a surrogate pair written as two 3-byte sequences
+/// counts as two).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CharCounts {
     /// `by_len[0]` counts 1-byte characters (ASCII), up to `by_len[3]` for
     /// 4-byte characters.
     pub by_len: [u64; 4],
+    /// In RFC 2279 and Corrected UTF-8 (counted by [`of_in`](Self::of_in)):
+    /// sequences of 5 and 6 bytes, and Corrected UTF-8's reserved `FE`/`FF`
+    /// runs. Without them, every lead byte from `F0` on counts in
+    /// `by_len[3]`.
+    pub long: [u64; 3],
 }
 
 impl CharCounts {
@@ -174,26 +183,52 @@ impl CharCounts {
             })
     }
 
-    /// Takes back the count of `bytes`, counted before as part of a larger
-    /// piece (the classification is per byte, so this is exact).
-    pub fn sub_bytes(&mut self, bytes: &[u8]) {
-        let other = CharCounts::of(bytes);
-        for (a, b) in self.by_len.iter_mut().zip(other.by_len) {
-            *a = a.wrapping_sub(b);
+    /// The count of `text`, well formed in `dialect`: [`of`](Self::of), or
+    /// [`of_parallel`](Self::of_parallel) when `parallel`, with the lead
+    /// bytes of 5- and 6-byte sequences and of reserved runs counted apart
+    /// in the dialects that have them.
+    pub fn of_in(text: &[u8], dialect: Dialect, parallel: bool) -> CharCounts {
+        let mut counts = if parallel {
+            CharCounts::of_parallel(text)
+        } else {
+            CharCounts::of(text)
+        };
+        if crate::family::has_long_forms(dialect) {
+            // Leads F8..FB, FC..FD and FE..FF: the bytes from F8, FC and FE
+            // on, told apart by difference.
+            let from = [0xF8, 0xFC, 0xFE].map(|min| count_at_least(text, min));
+            counts.long = [from[0] - from[1], from[1] - from[2], from[2]];
+            counts.by_len[3] -= from[0];
+        }
+        counts
+    }
+
+    /// Takes back a count taken before as part of a larger piece (the
+    /// classification is per byte, so this is exact).
+    pub fn sub(&mut self, other: &CharCounts) {
+        let counts = self.by_len.iter_mut().chain(&mut self.long);
+        for (a, b) in counts.zip(other.by_len.iter().chain(&other.long)) {
+            *a = a.wrapping_sub(*b);
         }
     }
 
     /// Adds another count.
     pub fn add(&mut self, other: &CharCounts) {
-        for (a, b) in self.by_len.iter_mut().zip(other.by_len) {
+        let counts = self.by_len.iter_mut().chain(&mut self.long);
+        for (a, b) in counts.zip(other.by_len.iter().chain(&other.long)) {
             *a += b;
         }
     }
 
-    /// All characters.
+    /// All characters (sequences, and reserved runs).
     pub fn total(&self) -> u64 {
-        self.by_len.iter().sum()
+        self.by_len.iter().chain(&self.long).sum()
     }
+}
+
+/// Counts the bytes of `text` that are `min` or more.
+fn count_at_least(text: &[u8], min: u8) -> u64 {
+    count_bytes(text, |b| b >= min)
 }
 
 with_avx2! {
@@ -231,6 +266,7 @@ with_avx2! {
         let two = text.len() as u64 - n[0] - n[1] - n[2] - n[3];
         CharCounts {
             by_len: [n[0], two, n[2], n[3]],
+            long: [0; 3],
         }
     }
 }

@@ -4,8 +4,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use utf8guard::ErrorKind;
+use utf8guard::{Dialect, ErrorKind};
 
+use crate::family;
 use crate::json;
 use crate::position::{CharCounts, Cursor};
 use crate::sniff::{self, Nature};
@@ -125,57 +126,190 @@ impl Finding {
         self.context.get(after).copied()
     }
 
-    /// The cause in words, naming the bytes involved.
-    pub fn explanation(&self) -> String {
+    /// The cause in words, naming the bytes involved, for an error of
+    /// dialect `d`.
+    pub fn explanation(&self, d: Dialect) -> String {
         let bytes = self.invalid_bytes();
         let hex = hex(bytes);
         let first = bytes.first().copied().unwrap_or(0);
+        let name = family::title(d);
         // For these kinds the invalid sequence is the lead byte alone; the
         // byte after it is the one out of range.
-        let second = self.next_byte();
+        let second = self.next_byte().unwrap_or(0);
         match self.kind {
             ErrorKind::UnexpectedContinuation => format!(
                 "{first:02X} is a continuation byte (80..BF) where a character must start"
             ),
             ErrorKind::InvalidByte if first == 0xC0 || first == 0xC1 => format!(
-                "{first:02X} never appears in UTF-8: it could only start an overlong 2-byte form"
+                "{first:02X} never appears in {name}: it could only start an overlong 2-byte form"
             ),
-            ErrorKind::InvalidByte => format!(
-                "{first:02X} never appears in UTF-8 (F5..FF would encode values above U+10FFFF)"
-            ),
-            ErrorKind::Overlong => match first {
-                0xE0 => format!(
-                    "E0 {:02X} would encode a code point below U+0800 in 3 bytes (after E0 comes A0..BF)",
-                    second.unwrap_or(0)
+            ErrorKind::InvalidByte => match d {
+                Dialect::Cesu8 | Dialect::Mutf8 => format!(
+                    "{first:02X} never appears in {name}, which has no sequences of 4 bytes \
+                     or more (but surrogate pairs of two 3-byte sequences)"
+                ),
+                Dialect::Rfc2279 => format!(
+                    "{first:02X} never appears in {name}, which has no sequences of 7 bytes \
+                     or more"
                 ),
                 _ => format!(
-                    "F0 {:02X} would encode a code point below U+10000 in 4 bytes (after F0 comes 90..BF)",
-                    second.unwrap_or(0)
+                    "{first:02X} never appears in {name} (F5..FF would encode values above \
+                     U+10FFFF)"
+                ),
+            },
+            ErrorKind::Overlong => match first {
+                0xC0 => format!(
+                    "C0 {second:02X} would encode a code point below U+0080 in 2 bytes \
+                     (only C0 80, for U+0000, is allowed)"
+                ),
+                0xE0 => format!(
+                    "E0 {second:02X} would encode a code point below U+0800 in 3 bytes (after E0 comes A0..BF)"
+                ),
+                0xF8 => format!(
+                    "F8 {second:02X} would encode a code point below U+200000 in 5 bytes \
+                     (after F8 comes 88..BF)"
+                ),
+                0xFC => format!(
+                    "FC {second:02X} would encode a code point below U+4000000 in 6 bytes \
+                     (after FC comes 84..BF)"
+                ),
+                _ => format!(
+                    "F0 {second:02X} would encode a code point below U+10000 in 4 bytes (after F0 comes 90..BF)"
                 ),
             },
             ErrorKind::Surrogate => format!(
-                "ED {:02X} would encode a UTF-16 surrogate, U+D800..U+DFFF (after ED comes 80..9F)",
-                second.unwrap_or(0)
+                "ED {second:02X} would encode a UTF-16 surrogate, U+D800..U+DFFF (after ED comes 80..9F)"
             ),
             ErrorKind::TooLarge => format!(
-                "F4 {:02X} would encode a code point above U+10FFFF (after F4 comes 80..8F)",
-                second.unwrap_or(0)
+                "F4 {second:02X} would encode a code point above U+10FFFF (after F4 comes 80..8F)"
             ),
             ErrorKind::TooShort => {
-                let expected = sequence_len(first);
+                let expected = sequence_name(d, bytes);
                 match self.next_byte() {
                     Some(next) => format!(
-                        "{hex} starts a {expected}-byte sequence, but the next byte, {next:02X}, \
+                        "{hex} starts a {expected}, but the next byte, {next:02X}, \
                          is not a continuation byte (80..BF)"
                     ),
-                    None => format!("{hex} starts a {expected}-byte sequence that is cut short"),
+                    None => format!("{hex} starts a {expected} that is cut short"),
                 }
             }
-            ErrorKind::Incomplete => format!(
-                "the input ends inside a {}-byte sequence: {hex}",
-                sequence_len(first)
+            ErrorKind::Incomplete if d == Dialect::Corrected && first == 0x00 => format!(
+                "the input ends inside the magic number {}: {hex}",
+                crate::report::hex(&family::MAGIC)
             ),
+            ErrorKind::Incomplete => format!(
+                "the input ends inside a {}: {hex}",
+                sequence_name(d, bytes)
+            ),
+            ErrorKind::Nul => match d {
+                Dialect::Mutf8 => {
+                    "00 never appears in modified UTF-8, which writes U+0000 as C0 80".to_owned()
+                }
+                Dialect::Corrected => format!(
+                    "00 appears in Corrected UTF-8 only inside the magic number {} at the \
+                     start of the input",
+                    crate::report::hex(&family::MAGIC)
+                ),
+                _ => format!("00 never appears in {name}"),
+            },
+            ErrorKind::LoneSurrogate => self.lone_surrogate(name),
+            ErrorKind::SurrogatePair => self.surrogate_pair(),
+            ErrorKind::FourByteForm => self.four_byte_form(name),
             _ => format!("{hex}: {}", self.kind.description()),
+        }
+    }
+
+    /// The bytes from the first invalid one to the end of the context.
+    fn rest(&self) -> &[u8] {
+        &self.context[self.at_in_context()..]
+    }
+
+    /// A CESU-8 surrogate that is not half of a pair: a trail with no lead
+    /// before it, or a lead not followed by a trail.
+    fn lone_surrogate(&self, name: &str) -> String {
+        let bytes = self.invalid_bytes();
+        match *self.rest() {
+            [0xED, b @ 0xB0..=0xBF, ..] => format!(
+                "ED {b:02X} starts a trail surrogate (U+DC00..U+DFFF) with no lead surrogate \
+                 before it: {name} has surrogates only in pairs"
+            ),
+            [0xED, b @ 0xA0..=0xAF, c, ..] => {
+                let lead = surrogate(b, c);
+                let lead_hex = hex(&bytes[..bytes.len().min(3)]);
+                if bytes.len() > 3 {
+                    format!(
+                        "{lead_hex} is a lead surrogate, U+{lead:04X}, and the ED after it does \
+                         not start a trail surrogate (ED B0..BF): {name} has surrogates only \
+                         in pairs"
+                    )
+                } else {
+                    format!(
+                        "{lead_hex} is a lead surrogate, U+{lead:04X}, not followed by a trail \
+                         surrogate (ED B0..BF 80..BF): {name} has surrogates only in pairs"
+                    )
+                }
+            }
+            _ => format!("{}: {}", hex(bytes), self.kind.description()),
+        }
+    }
+
+    /// In WTF-8, a trail surrogate right after a lead surrogate.
+    fn surrogate_pair(&self) -> String {
+        let at = self.at_in_context();
+        let lead = at.checked_sub(3).map(|i| &self.context[i..at]);
+        let trail = &self.rest()[..self.rest().len().min(3)];
+        match (lead, trail) {
+            (Some(&[0xED, l1, l2]), &[0xED, t1, t2]) => {
+                let (high, low) = (surrogate(l1, l2), surrogate(t1, t2));
+                let cp = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                let form = char::from_u32(cp).map_or_else(String::new, |c| {
+                    format!(", {} for {}", utf8_hex(c), show(c))
+                });
+                format!(
+                    "{} is a trail surrogate, U+{low:04X}, right after the lead surrogate {}, \
+                     U+{high:04X}: WTF-8 requires the pair's 4-byte form{form}",
+                    hex(trail),
+                    hex(lead.unwrap_or_default())
+                )
+            }
+            _ => format!(
+                "{} starts a trail surrogate right after a lead surrogate: WTF-8 requires \
+                 the pair's 4-byte form",
+                hex(trail)
+            ),
+        }
+    }
+
+    /// In CESU-8 or modified UTF-8, a lead byte of a 4-byte form.
+    fn four_byte_form(&self, name: &str) -> String {
+        let rest = self.rest();
+        let form = rest.get(..4).and_then(|b| std::str::from_utf8(b).ok());
+        match form.and_then(|s| s.chars().next()) {
+            Some(c) => {
+                let cp = c as u32 - 0x10000;
+                let pair: Vec<u8> = [0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF)]
+                    .into_iter()
+                    .flat_map(|s| {
+                        [
+                            0xE0 | (s >> 12) as u8,
+                            0x80 | (s >> 6 & 0x3F) as u8,
+                            0x80 | (s & 0x3F) as u8,
+                        ]
+                    })
+                    .collect();
+                format!(
+                    "{} is the 4-byte form of {}, which {name} does not have: it writes a \
+                     supplementary character as a surrogate pair, here {}",
+                    hex(&rest[..4]),
+                    show(c),
+                    hex(&pair)
+                )
+            }
+            None => format!(
+                "{:02X} starts a 4-byte form, which {name} does not have: it writes a \
+                 supplementary character as a surrogate pair (ED A0..AF 80..BF ED B0..BF 80..BF)",
+                rest.first().copied().unwrap_or(0)
+            ),
         }
     }
 }
@@ -183,13 +317,15 @@ impl Finding {
 impl Finding {
     /// A likely cause, when the bytes match a common mix-up: text in
     /// Windows-1252 or Latin-1, an emoji in CESU-8 (surrogates encoded one
-    /// by one), an overlong form hiding an ASCII character.
-    pub fn hint(&self) -> Option<String> {
+    /// by one), an overlong form hiding an ASCII character, modified
+    /// UTF-8's `C0 80`, a 5- or 6-byte form; `d` is the dialect checked.
+    pub fn hint(&self, d: Dialect) -> Option<String> {
         let at = self.at_in_context();
         let rest = &self.context[at..];
         let first = *rest.first()?;
         let cont = |b: u8| b & 0xC0 == 0x80;
         let low6 = |b: u8| u32::from(b & 0x3F);
+        let name = family::title(d);
         // ED A0..AF xx ED B0..BF yy: a high and a low surrogate.
         if let [0xED, hi @ 0xA0..=0xAF, h2, 0xED, lo @ 0xB0..=0xBF, l2, ..] = *rest {
             if cont(h2) && cont(l2) {
@@ -207,6 +343,27 @@ impl Finding {
                 ));
             }
         }
+        // The 5- and 6-byte forms of RFC 2279 and Corrected UTF-8.
+        if !family::has_long_forms(d) {
+            let len = match first {
+                0xF8..=0xFB => 5,
+                0xFC..=0xFD => 6,
+                _ => 0,
+            };
+            if len > 0 && rest.len() >= len && rest[1..len].iter().all(|&b| cont(b)) {
+                return Some(format!(
+                    "{} is a {len}-byte sequence, an RFC 2279 / Corrected UTF-8 form, which \
+                     {name} does not have (--encoding rfc2279 or corrected-utf-8 reads it)",
+                    hex(&rest[..len])
+                ));
+            }
+        }
+        if let [0xC0, 0x80, ..] = *rest {
+            return Some(format!(
+                "C0 80 is modified UTF-8's U+0000 (an overlong form, as Java writes it); \
+                 U+0000 is 00 in {name}"
+            ));
+        }
         // Overlong forms: the value they hide.
         let overlong = match *rest {
             [b @ (0xC0 | 0xC1), c1, ..] if cont(c1) => {
@@ -221,7 +378,7 @@ impl Finding {
         if let Some((len, cp)) = overlong {
             let c = char::from_u32(cp)?;
             return Some(format!(
-                "{} is an overlong form of {}, which is {} in UTF-8",
+                "{} is an overlong form of {}, which is {} in {name}",
                 hex(&rest[..len]),
                 show(c),
                 utf8_hex(c)
@@ -298,13 +455,25 @@ fn utf8_hex(c: char) -> String {
     hex(c.encode_utf8(&mut buf).as_bytes())
 }
 
-/// The length of the sequence a lead byte announces.
-fn sequence_len(lead: u8) -> usize {
-    match lead {
+/// What the invalid `bytes` of dialect `d` start: "3-byte sequence", or
+/// in CESU-8 "6-byte surrogate pair" (a lead surrogate starts one).
+fn sequence_name(d: Dialect, bytes: &[u8]) -> String {
+    if let (Dialect::Cesu8, [0xED, 0xA0..=0xAF, ..]) = (d, bytes) {
+        return "6-byte surrogate pair".to_owned();
+    }
+    let len = match bytes.first().copied().unwrap_or(0) {
+        0xFC.. => 6,
+        0xF8.. => 5,
         0xF0.. => 4,
         0xE0.. => 3,
         _ => 2,
-    }
+    };
+    format!("{len}-byte sequence")
+}
+
+/// The surrogate code point of `ED b c`.
+fn surrogate(b: u8, c: u8) -> u32 {
+    0xD000 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F)
 }
 
 /// A stable machine-readable name for an error kind.
@@ -317,6 +486,10 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
         ErrorKind::TooLarge => "too_large",
         ErrorKind::TooShort => "too_short",
         ErrorKind::Incomplete => "incomplete",
+        ErrorKind::Nul => "nul",
+        ErrorKind::LoneSurrogate => "lone_surrogate",
+        ErrorKind::SurrogatePair => "surrogate_pair",
+        ErrorKind::FourByteForm => "four_byte_form",
         _ => "other",
     }
 }
@@ -406,6 +579,17 @@ pub struct Outcome {
     /// What an invalid input is, when its first bytes tell (binary data,
     /// UTF-16 text): said once, instead of a hint per error.
     pub nature: Option<Nature>,
+    /// The member of the UTF-8 family it was checked as.
+    pub dialect: Dialect,
+    /// It starts with Corrected UTF-8's magic number.
+    pub magic_number: bool,
+    /// In Corrected UTF-8, the offset of the first reserved `FE`/`FF` run
+    /// in the part checked: up to the end of the last error reported, or
+    /// all of the input when no more errors follow.
+    pub reserved_run: Option<u64>,
+    /// For an invalid input: the other dialects that accept all of it,
+    /// from the most specific (empty when not looked for).
+    pub valid_in: Vec<Dialect>,
 }
 
 impl Outcome {
@@ -429,24 +613,59 @@ impl Outcome {
             counts: CharCounts::default(),
             status: Status::Valid,
             nature: None,
+            dialect: Dialect::Utf8,
+            magic_number: false,
+            reserved_run: None,
+            valid_in: Vec::new(),
         }
     }
 
-    /// Looks at the first bytes of an input found invalid, to tell text
-    /// in an 8-bit encoding from binary data or UTF-16 text.
+    /// Looks at the first bytes of an input: for Corrected UTF-8's magic
+    /// number, and, when it was found invalid, to tell text in an 8-bit
+    /// encoding from binary data or UTF-16 text.
     pub fn look_at_head(&mut self, head: &[u8]) {
+        self.magic_number = head.starts_with(&family::MAGIC);
         if matches!(self.status, Status::Invalid { .. }) {
-            self.nature = sniff::sniff(head);
+            // The magic number declares Corrected UTF-8 text: its 00 byte
+            // does not make the input binary data.
+            let text = if self.magic_number {
+                &head[family::MAGIC.len()..]
+            } else {
+                head
+            };
+            self.nature = sniff::sniff(text);
         }
     }
 
-    /// The hint for the `i`th finding: what the input is, on the first
-    /// one, when its start tells; otherwise the finding's own hint.
-    fn hint(&self, i: usize, f: &Finding) -> Option<String> {
-        match self.nature {
-            Some(nature) => (i == 0).then(|| nature.to_string()),
-            None => f.hint(),
+    /// Where the part of the input that was checked for errors (and
+    /// reserved runs) ends: the end of the last error reported when more
+    /// errors follow or may follow (the rest was not, or not wholly, read),
+    /// else the end of the input.
+    pub fn checked_up_to(&self) -> u64 {
+        match &self.status {
+            Status::Invalid {
+                findings,
+                more: More::Yes | More::Unknown,
+            } => findings
+                .last()
+                .map_or(0, |f| f.offset + f.len.unwrap_or(0) as u64),
+            _ => self.bytes,
         }
+    }
+
+    /// The hints for the `i`th finding: what the input is, on the first
+    /// one, when its start tells, otherwise the finding's own hint; then, on
+    /// the first one, which other dialects accept the whole input (or that
+    /// it starts with Corrected UTF-8's magic number).
+    fn hints(&self, i: usize, f: &Finding) -> Vec<String> {
+        let own = match self.nature {
+            Some(nature) => (i == 0).then(|| nature.to_string()),
+            None => f.hint(self.dialect),
+        };
+        let family = (i == 0)
+            .then(|| family::input_hint(self.dialect, &self.valid_in, self.magic_number))
+            .flatten();
+        own.into_iter().chain(family).collect()
     }
 
     /// A valid, empty outcome for standard input, to be filled in.
@@ -454,45 +673,78 @@ impl Outcome {
         Outcome::named(Path::new("-"))
     }
 
-    /// The diagnostics for people: nothing for a valid input; for an
-    /// invalid one, three lines per error (position and kind, the cause,
-    /// the bytes around it in hex with a marker).
+    /// The diagnostics for people: for an invalid input, three lines per
+    /// error (position and kind, the cause, the bytes around it in hex with
+    /// a marker); in Corrected UTF-8, a note on the magic number and the
+    /// first reserved run, when the input has them; else nothing.
     pub fn render_text(&self, limit: Limit, out: &mut Vec<u8>) {
-        let Status::Invalid { findings, more } = &self.status else {
-            return;
-        };
+        if let Status::Invalid { findings, more } = &self.status {
+            self.render_findings(findings, *more, limit, out);
+        }
+        if let Some(note) = self.corrected_note() {
+            out.extend_from_slice(&self.name);
+            out.extend_from_slice(format!(": note: {note}\n").as_bytes());
+        }
+    }
+
+    /// In Corrected UTF-8, what the check learned besides the errors: that
+    /// the input starts with the magic number, where its first reserved
+    /// run is; `None` when neither.
+    fn corrected_note(&self) -> Option<String> {
+        if self.dialect != Dialect::Corrected {
+            return None;
+        }
+        let magic = self
+            .magic_number
+            .then(|| format!("starts with the magic number {}", hex(&family::MAGIC)));
+        let run = self.reserved_run.map(|at| {
+            format!("first reserved FE/FF run at byte {at} (kept for future use, not an error)")
+        });
+        match (magic, run) {
+            (Some(magic), Some(run)) => Some(format!("{magic}; {run}")),
+            (magic, run) => magic.or(run),
+        }
+    }
+
+    fn render_findings(&self, findings: &[Finding], more: More, limit: Limit, out: &mut Vec<u8>) {
         let mut text = String::new();
         for (i, f) in findings.iter().enumerate() {
             out.extend_from_slice(&self.name);
             let _ = writeln!(
                 text,
-                ":{}:{}: invalid UTF-8 at byte {}: {}",
+                ":{}:{}: invalid {} at byte {}: {}",
                 f.at.line_number(),
                 f.at.column_number(),
+                family::title(self.dialect),
                 f.offset,
-                f.kind.description()
+                family::describe(f.kind, self.dialect)
             );
-            let _ = writeln!(text, "  {}", f.explanation());
-            if let Some(hint) = self.hint(i, f) {
+            let _ = writeln!(text, "  {}", f.explanation(self.dialect));
+            for hint in self.hints(i, f) {
                 let _ = writeln!(text, "  hint: {hint}");
             }
             render_hex(f, &mut text);
             out.extend_from_slice(text.as_bytes());
             text.clear();
         }
-        if let Some(line) = limit.more_line(*more) {
+        if let Some(line) = limit.more_line(more) {
             out.extend_from_slice(&self.name);
             out.extend_from_slice(format!(": {line}\n").as_bytes());
         }
     }
 
-    /// The JSON object for this input, on one line (see `--help`).
-    pub fn render_json(&self, out: &mut String) {
+    /// The JSON object for this input, on one line (see `--help`), with the
+    /// `encoding` field when `encoding` is given (`--encoding`).
+    pub fn render_json(&self, encoding: Option<Dialect>, out: &mut String) {
         out.push('{');
         json::push_key(out, "path", true);
         json::push_str(out, &String::from_utf8_lossy(&self.name));
         json::push_key(out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
+        if let Some(d) = encoding {
+            json::push_key(out, "encoding", false);
+            json::push_str(out, d.name());
+        }
         let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
             match &self.status {
                 Status::Valid => ("valid", &[], More::No, None),
@@ -503,6 +755,17 @@ impl Outcome {
         json::push_str(out, status);
         json::push_key(out, "bytes", false);
         let _ = write!(out, "{}", self.bytes);
+        if encoding == Some(Dialect::Corrected) {
+            json::push_key(out, "magic_number", false);
+            out.push_str(if self.magic_number { "true" } else { "false" });
+            json::push_key(out, "reserved_run", false);
+            match self.reserved_run {
+                Some(at) => {
+                    let _ = write!(out, "{at}");
+                }
+                None => out.push_str("null"),
+            }
+        }
         json::push_key(out, "errors", false);
         out.push('[');
         for (i, f) in findings.iter().enumerate() {
@@ -526,13 +789,15 @@ impl Outcome {
             json::push_key(out, "kind", false);
             json::push_str(out, kind_name(f.kind));
             json::push_key(out, "description", false);
-            json::push_str(out, f.kind.description());
+            json::push_str(out, &family::describe(f.kind, self.dialect));
             json::push_key(out, "explanation", false);
-            json::push_str(out, &f.explanation());
+            json::push_str(out, &f.explanation(self.dialect));
             json::push_key(out, "hint", false);
-            match self.hint(i, f) {
-                Some(hint) => json::push_str(out, &hint),
-                None => out.push_str("null"),
+            let hints = self.hints(i, f);
+            if hints.is_empty() {
+                out.push_str("null");
+            } else {
+                json::push_str(out, &hints.join("; "));
             }
             json::push_key(out, "bytes", false);
             json::push_str(out, &hex(f.invalid_bytes()));
@@ -618,7 +883,7 @@ mod tests {
         assert_eq!(&*f.context, b" one\ncaf\xE9 au lai");
         assert_eq!(f.invalid_bytes(), b"\xE9");
         assert_eq!(
-            f.explanation(),
+            f.explanation(Dialect::Utf8),
             "E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)"
         );
     }
@@ -637,7 +902,11 @@ mod tests {
             (b"ok \xE2\x82", "the input ends inside a 3-byte sequence: E2 82"),
         ];
         for &(input, expected) in cases {
-            assert_eq!(first_finding(input).explanation(), expected, "{input:02X?}");
+            assert_eq!(
+                first_finding(input).explanation(Dialect::Utf8),
+                expected,
+                "{input:02X?}"
+            );
         }
     }
 
@@ -673,13 +942,13 @@ mod tests {
             (b"..\xC0\xAF..", Some("C0 AF is an overlong form of U+002F '/', which is 2F in UTF-8")),
             (b"\xE0\x81\x81", Some("E0 81 81 is an overlong form of U+0041 'A', which is 41 in UTF-8")),
             (b"\xF0\x82\x82\xAC", Some("F0 82 82 AC is an overlong form of U+20AC '€', which is E2 82 AC in UTF-8")),
-            (b"\xC0\x80", Some("C0 80 is an overlong form of U+0000, which is 00 in UTF-8")),
+            (b"\xC0\x80", Some("C0 80 is modified UTF-8's U+0000 (an overlong form, as Java writes it); U+0000 is 00 in UTF-8")),
             (b"\xF4\x90\x80\x80", None),
             (b"ok \xE2\x82", None),
         ];
         for &(input, expected) in cases {
             assert_eq!(
-                first_finding(input).hint().as_deref(),
+                first_finding(input).hint(Dialect::Utf8).as_deref(),
                 expected,
                 "{input:02X?}"
             );
@@ -739,7 +1008,7 @@ mod tests {
             ..Outcome::named(Path::new("dir/\"q\".txt"))
         };
         let mut out = String::new();
-        outcome.render_json(&mut out);
+        outcome.render_json(None, &mut out);
         assert_eq!(
             out,
             concat!(

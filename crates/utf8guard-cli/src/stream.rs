@@ -4,18 +4,25 @@
 //! Bytes are read in fixed-size chunks and fed to the validator; only the
 //! last few bytes of the stream are kept, for the context shown around an
 //! error that straddles two chunks. After an error, a new validator starts
-//! right after the invalid sequence, which is how `--all` goes on. Reading
+//! right after the invalid sequence, in the dialect's plain state away from
+//! the stream's start, which is how `--all` goes on. Reading
 //! stops once the errors to report are found (and the context of the last
 //! one is complete): a stream may never end (`/dev/urandom`, a pipe from a
 //! program that goes on writing), so whether more errors follow is left
 //! unknown ([`More::Unknown`]) rather than read for. A writer into a pipe
 //! then sees it closed, as it would with `head`.
+//!
+//! For the hint that names the other dialects accepting all of an invalid
+//! input, the first [`HINT_HEAD`] bytes are kept: a stream read to its end
+//! within them is checked in the other dialects like a file; a longer one,
+//! or one whose reading stopped, is not.
 
 use std::io::{self, Read};
 
-use utf8guard::StreamValidator;
+use utf8guard::{Dialect, StreamValidator};
 
 use crate::check::ScanOptions;
+use crate::family;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
 use crate::report::{Context, Finding, More, Outcome, Status, CONTEXT_BEFORE};
@@ -25,8 +32,16 @@ use crate::sniff;
 const CHUNK: usize = 256 << 10;
 
 /// Bytes of the stream kept from before the current chunk: the context
-/// before an error, which may start up to 3 bytes before the chunk.
+/// before an error, which may start up to [`CONTEXT_BEFORE`] bytes before
+/// the error, itself up to 7 bytes before the chunk (an unfinished sequence
+/// carried over, at most 5 bytes, or a prefix of Corrected UTF-8's magic
+/// number, at most 7).
 const TAIL: usize = CONTEXT_BEFORE + 8;
+
+/// Bytes of the start of a stream kept for the hint on the other dialects
+/// (when the report shows hints): as much as a file has before it is
+/// mapped.
+pub const HINT_HEAD: usize = crate::check::MMAP_MIN as usize;
 
 /// Reads `reader` until its end or until the report is settled, and fills
 /// in `outcome` (named by the caller).
@@ -38,13 +53,15 @@ pub fn check_reader<R: Read>(
 ) -> Outcome {
     let mut scan = StreamScan::new(*opts);
     let mut buf = vec![0u8; CHUNK];
-    // The first bytes, to tell binary data from text if errors are found.
+    // The first bytes, to tell binary data from text if errors are found,
+    // and for the hint on the other dialects.
     let mut head = Vec::new();
+    let head_max = if opts.hints { HINT_HEAD } else { sniff::HEAD };
     loop {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                let take = n.min(sniff::HEAD - head.len());
+                let take = n.min(head_max - head.len());
                 head.extend_from_slice(&buf[..take]);
                 progress.inc(n as u64);
                 scan.feed(&buf[..n]);
@@ -65,9 +82,28 @@ pub fn check_reader<R: Read>(
         }
     }
     outcome.bytes = scan.total;
+    outcome.dialect = opts.dialect;
+    if opts.dialect == Dialect::Corrected {
+        outcome.reserved_run = scan.reserved_run;
+    }
+    let read_whole = !scan.stopped && scan.total == head.len() as u64;
     (outcome.status, outcome.counts) = scan.end();
     outcome.look_at_head(&head);
+    if opts.hints && read_whole && matches!(outcome.status, Status::Invalid { .. }) {
+        outcome.valid_in = family::accepting(opts.dialect, &head, false);
+    }
     outcome
+}
+
+/// A validator of `dialect` for the rest of a stream after an error: in
+/// the dialect's plain state, away from the stream's start (where Corrected
+/// UTF-8's magic number would count), which one ASCII byte fed to it first
+/// gives it. Its offsets count from one byte before the rest.
+fn resumed(dialect: Dialect) -> StreamValidator {
+    let mut validator = StreamValidator::with_dialect(dialect);
+    let fed = validator.update(b" ");
+    debug_assert!(fed.is_ok());
+    validator
 }
 
 /// The state of a scan over a stream fed chunk by chunk.
@@ -75,7 +111,8 @@ struct StreamScan {
     opts: ScanOptions,
     /// `None` once the scan has found all it will report.
     validator: Option<StreamValidator>,
-    /// Stream offset of the validator's first byte.
+    /// Stream offset of the validator's first byte (after an error, of the
+    /// ASCII byte it was given before the rest: see [`resumed`]).
     base: u64,
     /// Bytes fed so far.
     total: u64,
@@ -87,13 +124,16 @@ struct StreamScan {
     findings: Vec<Finding>,
     /// Reading stopped when the report was full, before the end.
     stopped: bool,
+    /// In Corrected UTF-8, the stream offset of the first reserved run in
+    /// the bytes accepted.
+    reserved_run: Option<u64>,
 }
 
 impl StreamScan {
     fn new(opts: ScanOptions) -> StreamScan {
         StreamScan {
             opts,
-            validator: Some(StreamValidator::new()),
+            validator: Some(StreamValidator::with_dialect(opts.dialect)),
             base: 0,
             total: 0,
             tail: Vec::with_capacity(2 * TAIL),
@@ -101,6 +141,7 @@ impl StreamScan {
             counts: CharCounts::default(),
             findings: Vec::new(),
             stopped: false,
+            reserved_run: None,
         }
     }
 
@@ -154,21 +195,19 @@ impl StreamScan {
         while let Some(validator) = self.validator.as_mut() {
             let err = match validator.update(data) {
                 Ok(()) => {
-                    self.accept(data);
+                    self.accept(data, data_start);
                     return;
                 }
                 Err(err) => err,
             };
             let at = self.base + err.valid_up_to() as u64;
             // Bring the cursor to the error: forward over the chunk, or back
-            // over the unfinished character carried from the last chunk,
-            // counted already (at most 3 bytes, no newline among them).
+            // over the unfinished sequence carried from the last chunk,
+            // counted already (at most 7 bytes, no newline among them).
             if at >= data_start {
-                self.accept(&data[..(at - data_start) as usize]);
+                self.accept(&data[..(at - data_start) as usize], data_start);
             } else {
-                let carried = &self.tail[(at - tail_start) as usize..];
-                self.cursor.back(carried);
-                self.counts.sub_bytes(carried);
+                self.unaccept_from(at);
             }
             let len = err.error_len().unwrap_or(1);
             let context = self.window(chunk, at);
@@ -190,8 +229,8 @@ impl StreamScan {
             }
             // Go on right after the invalid sequence.
             let resume = at + len as u64;
-            self.validator = Some(StreamValidator::new());
-            self.base = resume;
+            self.validator = Some(resumed(self.opts.dialect));
+            self.base = resume - 1;
             if resume >= data_start {
                 data = &data[(resume - data_start) as usize..];
             } else {
@@ -203,20 +242,38 @@ impl StreamScan {
         }
     }
 
-    /// Counts `bytes` as accepted (so far) by the validator.
-    fn accept(&mut self, bytes: &[u8]) {
+    /// Counts `bytes`, from stream offset `start`, as accepted (so far) by
+    /// the validator.
+    fn accept(&mut self, bytes: &[u8], start: u64) {
         if self.opts.positions {
             self.cursor.advance(bytes);
         }
         if self.opts.count_chars {
-            self.counts.add(&CharCounts::of(bytes));
+            self.counts
+                .add(&CharCounts::of_in(bytes, self.opts.dialect, false));
         }
+        if self.opts.dialect == Dialect::Corrected && self.reserved_run.is_none() {
+            // What is taken back later (an unfinished sequence) holds no
+            // FE or FF.
+            self.reserved_run = family::first_reserved_run(bytes).map(|i| start + i as u64);
+        }
+    }
+
+    /// Takes back the bytes from stream offset `at` to the end of the
+    /// tail, accepted before as the start of a sequence that turned out ill
+    /// formed at `at` (at most 7 bytes, no newline among them).
+    fn unaccept_from(&mut self, at: u64) {
+        let tail_start = self.total - self.tail.len() as u64;
+        let carried = &self.tail[(at - tail_start) as usize..];
+        self.cursor.back(carried);
+        self.counts
+            .sub(&CharCounts::of_in(carried, self.opts.dialect, false));
     }
 
     /// The context window around an error at `at`: up to
     /// [`CONTEXT_BEFORE`] bytes before it, 16 in all, taken
     /// from the tail and the chunk being fed (the start is never more than
-    /// 11 bytes before the chunk, well within the tail).
+    /// 15 bytes before the chunk, within the tail).
     fn window(&self, chunk: &[u8], at: u64) -> (u64, Context) {
         let tail_start = self.total - self.tail.len() as u64;
         let start = at - at.min(CONTEXT_BEFORE as u64);
@@ -237,9 +294,7 @@ impl StreamScan {
                 // Ends inside a character: those bytes were counted.
                 let at = self.base + err.valid_up_to() as u64;
                 let tail_start = self.total - self.tail.len() as u64;
-                let carried = &self.tail[(at - tail_start) as usize..];
-                self.cursor.back(carried);
-                self.counts.sub_bytes(carried);
+                self.unaccept_from(at);
                 let start = at - at.min(CONTEXT_BEFORE as u64);
                 let context = Context::new(&self.tail[(start - tail_start) as usize..]);
                 self.findings.push(Finding {
@@ -296,6 +351,8 @@ mod tests {
             count_chars: true,
             parallel: false,
             positions: true,
+            dialect: Dialect::Utf8,
+            hints: true,
         }
     }
 
