@@ -2,7 +2,9 @@
 //!
 //! Columnar formats (Arrow, Parquet) store a column of strings as one
 //! buffer of values and an array of offsets: string `i` is
-//! `values[offsets[i]..offsets[i + 1]]`. Validating each string on its own
+//! `values[offsets[i]..offsets[i + 1]]`. The offsets are positions in the
+//! whole buffer, so a slice of a column (an Arrow array sliced from row
+//! 1000 on) has offsets that start past 0. Validating each string on its own
 //! pays a call and a setup per string, which for short strings costs more
 //! than the check. [`validate_offsets`] instead validates the values once,
 //! with the kernels, and then checks that every offset falls on a
@@ -87,11 +89,6 @@ pub enum BatchError {
         /// The error within the string.
         error: Utf8Error,
     },
-    /// `offsets[0]` is not 0.
-    NonZeroStart {
-        /// The first offset.
-        first: u64,
-    },
     /// `offsets[index]` is negative.
     Negative {
         /// The index in the offsets.
@@ -126,7 +123,6 @@ impl BatchError {
             | BatchError::Negative { index }
             | BatchError::Decreasing { index, .. }
             | BatchError::OutOfRange { index, .. } => index,
-            BatchError::NonZeroStart { .. } => 0,
         }
     }
 
@@ -144,9 +140,6 @@ impl fmt::Display for BatchError {
         match *self {
             BatchError::Invalid { index, error } => {
                 write!(f, "string {index} is not valid UTF-8: {error}")
-            }
-            BatchError::NonZeroStart { first } => {
-                write!(f, "offsets[0] is {first}; the first offset must be 0")
             }
             BatchError::Negative { index } => write!(f, "offsets[{index}] is negative"),
             BatchError::Decreasing {
@@ -179,10 +172,15 @@ impl std::error::Error for BatchError {
 /// Validates a column of strings stored Arrow-style: string `i` is
 /// `values[offsets[i]..offsets[i + 1]]`.
 ///
-/// `Ok` when `offsets` starts at 0, never decreases, stays within `values`,
-/// and every string is UTF-8 (so every offset falls on a character
-/// boundary). An empty `offsets` describes no strings. Bytes of `values`
-/// after the last offset belong to no string and are not checked.
+/// `Ok` when `offsets` never decreases, stays within `values`, and every
+/// string is UTF-8 (so every offset falls on a character boundary). The
+/// offsets are positions in `values` and may start anywhere: the offsets of
+/// a sliced Arrow array start where its first row does. An empty `offsets`,
+/// or a single offset (an empty Arrow array), describes no strings. Bytes of
+/// `values` before the first offset and after the last belong to no string
+/// and are not checked; every byte between them is, including those of
+/// strings that an Arrow array marks null (Arrow's own validation checks
+/// them too, and a `str` over them must be UTF-8 all the same).
 ///
 /// The values are validated in one pass by the kernels, and the offsets in
 /// one pass that loads one byte of `values` per offset; the error is the
@@ -196,6 +194,9 @@ impl std::error::Error for BatchError {
 /// let values = "oneΔύοtrois".as_bytes();
 /// assert_eq!(validate_offsets(values, &[0i64, 3, 9, 14]), Ok(()));
 /// assert_eq!(validate_offsets::<usize>(values, &[]), Ok(()));
+/// // A slice of that column: its last two strings, and no string at all.
+/// assert_eq!(validate_offsets(values, &[3i32, 9, 14]), Ok(()));
+/// assert_eq!(validate_offsets(values, &[9i32]), Ok(()));
 ///
 /// // An offset inside "Δ" (CE 94): string 0 ends inside a character.
 /// let err = validate_offsets(values, &[0i32, 4, 14]).unwrap_err();
@@ -207,9 +208,13 @@ impl std::error::Error for BatchError {
 ///     validate_offsets(values, &[0i32, 3, 99]),
 ///     Err(BatchError::OutOfRange { index: 2, offset: 99, len: 14 })
 /// );
+/// // Starting inside "Δ": string 0 starts with a continuation byte.
+/// let err = validate_offsets(values, &[4i32, 9]).unwrap_err();
+/// assert_eq!(err.index(), 0);
+/// assert_eq!(err.utf8_error().unwrap().valid_up_to(), 0);
 /// assert_eq!(
-///     validate_offsets(values, &[1i32, 3]),
-///     Err(BatchError::NonZeroStart { first: 1 })
+///     validate_offsets(values, &[9i32, 3]),
+///     Err(BatchError::Decreasing { index: 1, offset: 3, previous: 9 })
 /// );
 /// assert_eq!(validate_offsets(values, &[0i32, -3]), Err(BatchError::Negative { index: 1 }));
 /// ```
@@ -217,30 +222,28 @@ pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), B
     let Some((&first, rest)) = offsets.split_first() else {
         return Ok(());
     };
-    match first.to_u64() {
-        None => return Err(BatchError::Negative { index: 0 }),
-        Some(0) => {}
-        Some(first) => return Err(BatchError::NonZeroStart { first }),
-    }
-    // The end of the last string, if the last offset is sound; otherwise
-    // some offset is wrong, and the lowest-indexed problem is reported.
-    let end = match offsets[offsets.len() - 1].to_u64() {
-        Some(last) if last <= values.len() as u64 => last as usize,
+    // The start of the first string and the end of the last, if both
+    // offsets are sound and in order; otherwise some offset is wrong, and
+    // the lowest-indexed problem is reported.
+    let (start, end) = match (first.to_u64(), offsets[offsets.len() - 1].to_u64()) {
+        (Some(first), Some(last)) if first <= last && last <= values.len() as u64 => {
+            (first as usize, last as usize)
+        }
         _ => return Err(first_offset_problem(values.len(), offsets)),
     };
     let values_len = values.len();
     let values = &values[..end];
 
     // One pass over the values: the first error, or none before `end`.
-    let bad_at = match crate::from_utf8(values) {
+    let bad_at = match crate::from_utf8(&values[start..]) {
         Ok(_) => end,
-        Err(error) => error.valid_up_to(),
+        Err(error) => start + error.valid_up_to(),
     };
 
     // One pass over the offsets: their order and range, and the first one
-    // that falls inside a character within the valid prefix.
+    // that falls inside a character within the valid part.
     let end_u64 = end as u64;
-    let mut previous = 0u64;
+    let mut previous = start as u64;
     let mut inside_char: Option<usize> = None;
     for (i, &offset) in rest.iter().enumerate() {
         let index = i + 1;
@@ -260,7 +263,7 @@ pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), B
             return Err(first_offset_problem(values_len, offsets));
         }
         // `offset < bad_at <= end`, so the index is in bounds. Within the
-        // valid prefix, a character starts at every byte that is not a
+        // valid part, a character starts at every byte that is not a
         // continuation byte.
         if (offset as usize) < bad_at
             && inside_char.is_none()
@@ -272,7 +275,8 @@ pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), B
     }
 
     // The offsets are sound. The first bad string is either the one that
-    // ends inside a character, or the one holding the values' first error.
+    // ends inside a character, or the one holding the values' first error
+    // (which may be string 0, when its first byte continues a character).
     let at = |i: usize| offsets[i].to_u64().unwrap_or(0) as usize;
     let cut_string = inside_char.map(|i| i - 1);
     let error_string = (bad_at < end).then(|| {
@@ -320,9 +324,6 @@ fn first_offset_problem<O: Offset>(values_len: usize, offsets: &[O]) -> BatchErr
         let Some(offset) = offset.to_u64() else {
             return BatchError::Negative { index };
         };
-        if index == 0 && offset != 0 {
-            return BatchError::NonZeroStart { first: offset };
-        }
         if offset < previous {
             return BatchError::Decreasing {
                 index,
