@@ -54,7 +54,9 @@ mod stream;
 
 use core::fmt;
 
-pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
+pub use batch::{
+    invalid_strings, validate_batch, validate_offsets, BatchError, InvalidStrings, Offset,
+};
 pub use dispatch::KERNEL_ENV;
 pub use error::{ErrorKind, Utf8Error};
 #[cfg(feature = "std")]

@@ -1,11 +1,12 @@
-//! `validate_offsets` and `validate_batch` against a plain reference: check
-//! the offsets one by one, then every string with `from_utf8`.
+//! `validate_offsets`, `invalid_strings` and `validate_batch` against a
+//! plain reference: check the offsets one by one, then every string with
+//! `from_utf8`.
 
 mod common;
 
 use common::{filler, MALFORMED, TRUNCATED};
 use proptest::prelude::*;
-use utf8guard::{validate_batch, validate_offsets, BatchError};
+use utf8guard::{invalid_strings, validate_batch, validate_offsets, BatchError, Utf8Error};
 
 /// The specification, written the slow way, over `i64` offsets.
 fn reference(values: &[u8], offsets: &[i64]) -> Result<(), BatchError> {
@@ -44,10 +45,41 @@ fn reference(values: &[u8], offsets: &[i64]) -> Result<(), BatchError> {
     Ok(())
 }
 
+/// Every string that is not UTF-8, with its error, the slow way (for
+/// offsets the reference accepts).
+fn reference_all(values: &[u8], offsets: &[i64]) -> Vec<(usize, Utf8Error)> {
+    offsets
+        .windows(2)
+        .enumerate()
+        .filter_map(|(index, pair)| {
+            let string = &values[pair[0] as usize..pair[1] as usize];
+            utf8guard::from_utf8(string)
+                .err()
+                .map(|error| (index, error))
+        })
+        .collect()
+}
+
 /// `validate_offsets` agrees with the reference for every offset type that
-/// can hold the offsets.
+/// can hold the offsets, and `invalid_strings` finds every bad string.
 fn check(values: &[u8], offsets: &[i64]) {
     let expected = reference(values, offsets);
+    let every = invalid_strings(values, offsets).map(|bad| bad.collect::<Vec<_>>());
+    match expected {
+        Ok(()) | Err(BatchError::Invalid { .. }) => {
+            let every = every.expect("sound offsets");
+            assert_eq!(
+                every,
+                reference_all(values, offsets),
+                "invalid_strings {offsets:?} over {values:02X?}"
+            );
+            let first = every
+                .first()
+                .map(|&(index, error)| BatchError::Invalid { index, error });
+            assert_eq!(first.map_or(Ok(()), Err), expected);
+        }
+        Err(offsets_error) => assert_eq!(every, Err(offsets_error), "invalid_strings"),
+    }
     let as_i64 = validate_offsets(values, offsets);
     assert_eq!(
         as_i64, expected,
@@ -409,4 +441,39 @@ proptest! {
             check(&values, &offsets);
         }
     }
+}
+
+/// Many bad strings, of every kind, next to each other and apart:
+/// `invalid_strings` finds each one with its exact error.
+#[test]
+fn every_bad_string_of_a_column() {
+    let kinds: [&[u8]; 7] = [
+        b"\xFF",
+        b"ab\xE2\x82",
+        b"\xAC rest",
+        b"\xED\xA0\x80",
+        "fine".as_bytes(),
+        b"",
+        "ok ✓".as_bytes(),
+    ];
+    let mut values = Vec::new();
+    let mut offsets = vec![0i64];
+    for i in 0..10_000 {
+        values.extend_from_slice(kinds[(i * 5 + i / 7) % kinds.len()]);
+        offsets.push(values.len() as i64);
+    }
+    check(&values, &offsets);
+    let bad = invalid_strings(&values, &offsets).unwrap().count();
+    let expected = (0..10_000)
+        .filter(|i| (i * 5 + i / 7) % kinds.len() < 4)
+        .count();
+    assert_eq!(bad, expected);
+    // "ab\xE2\x82" then "\xAC rest": valid together, both invalid apart.
+    let values = b"ab\xE2\x82\xAC rest";
+    let bad: Vec<_> = invalid_strings(values, &[0u32, 4, 10])
+        .unwrap()
+        .map(|(row, e)| (row, e.valid_up_to(), e.error_len()))
+        .collect();
+    assert_eq!(bad, [(0, 2, None), (1, 0, Some(1))]);
+    assert_eq!(invalid_strings(values, &[0u32, 10]).unwrap().count(), 0);
 }
