@@ -3,6 +3,8 @@
 #
 #   scripts/test.sh          everything
 #   scripts/test.sh --quick  formatting, lints, docs and the host tests only
+#                            (the Arrow and DataFusion crates included; not
+#                            the Ballista cluster)
 #
 # Cross tests (NEON under qemu-aarch64, the scalar kernel on big-endian
 # s390x under qemu-s390x, the simd128 and scalar kernels as WebAssembly
@@ -79,8 +81,18 @@ if [[ ! -d "$peers/node_modules" ]] && $install && have npm; then
     npm ci --prefix "$peers" --no-audit --no-fund --loglevel=error
 fi
 
-step "cargo test --workspace --release"
-cargo test --workspace --release
+# The core crates (and the core benchmarks' helpers) in release, as before;
+# the Arrow and DataFusion crates have a step of their own below.
+heavy=(utf8guard-arrow utf8guard-datafusion utf8guard-bench-columns)
+step "cargo test --workspace --release (without the Arrow and DataFusion crates)"
+cargo test --workspace --release "${heavy[@]/#/--exclude=}"
+ok
+
+# DataFusion is large: its tests build in the `integration` profile
+# (dependencies unoptimised, no debug info; see Cargo.toml), in
+# target/integration.
+step "Arrow and DataFusion crates: cargo test --profile integration"
+cargo test --profile integration "${heavy[@]/#/--package=}"
 ok
 
 if $quick; then
@@ -88,6 +100,15 @@ if $quick; then
     echo "quick run: ${passed} passed, ${failed} failed, ${skipped} skipped"
     exit 0
 fi
+
+# ------------------------------------------------------- Ballista cluster ----
+# Its own workspace (cluster/Cargo.toml), lock file and target folder: one
+# scheduler and two executors on 127.0.0.1, queried over Parquet files.
+step "Ballista cluster (cluster/): fmt, clippy, end-to-end test"
+cargo fmt --manifest-path cluster/Cargo.toml --check
+cargo clippy --manifest-path cluster/Cargo.toml --all-targets --quiet -- -D warnings
+cargo test --manifest-path cluster/Cargo.toml
+ok
 
 # ------------------------------------------------- dispatch under qemu ----
 step "dispatch on emulated CPUs (qemu-x86_64)"

@@ -40,13 +40,10 @@
 //! `UTF8GUARD_BENCH_MODE=quick` gives each comparison an eighth of the time.
 
 use std::borrow::Cow;
-use std::fs::File;
-use std::io::Write as _;
-use std::time::Duration;
 
 use utf8guard::{par, Dialect, Kernel, StreamValidator};
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
-use utf8guard_bench::paired::{Comparison, Outcome};
+use utf8guard_bench::paired::{Comparison, Runner};
 use utf8guard_bench::{assert_agrees, for_each_validator, Mode, Validator, Verdict, Visit};
 
 /// The implementations the report's headline compares (no forced kernel:
@@ -60,49 +57,6 @@ const MAIN: [&str; 7] = [
     "simdutf",
     "simdutf with_errors",
 ];
-
-/// A turn of each contestant lasts about this long.
-const SLICE: Duration = Duration::from_millis(1);
-
-struct Runner {
-    filters: Vec<String>,
-    out: Option<File>,
-    scale: f64,
-}
-
-impl Runner {
-    fn wanted(&self, id: &str) -> bool {
-        let (excluded, included): (Vec<&String>, Vec<&String>) =
-            self.filters.iter().partition(|f| f.starts_with('!'));
-        (included.is_empty() || included.iter().any(|f| id.contains(f.as_str())))
-            && !excluded.iter().any(|f| id.contains(&f[1..]))
-    }
-
-    /// Runs `cmp` for `seconds` (scaled by the mode), prints a summary and
-    /// writes the outcome.
-    fn run(&mut self, mut cmp: Comparison<'_>, seconds: f64) {
-        let budget = Duration::from_secs_f64(seconds * self.scale);
-        let outcome = cmp.run(budget, SLICE, 10);
-        summary(&outcome);
-        if let Some(out) = &mut self.out {
-            writeln!(out, "{}", outcome.to_json()).expect("writing the results");
-        }
-    }
-}
-
-fn summary(o: &Outcome) {
-    let medians = o.medians();
-    println!("{}/{} ({} rounds)", o.group, o.label, o.rounds);
-    for (c, name) in o.names.iter().enumerate() {
-        println!(
-            "  {name:24} {:>12.1} ns  {:>8.3} GB/s  x{:.3} vs {}",
-            medians[c],
-            o.contestant_bytes[c] as f64 / medians[c],
-            o.throughput_ratio(c, 0),
-            o.names[0]
-        );
-    }
-}
 
 /// A verdict as a number for `black_box`: every field a benchmark must not
 /// skip computing goes into it.
@@ -579,36 +533,13 @@ fn scalar_vs_std(r: &mut Runner) {
 }
 
 fn main() {
-    let mut filters = Vec::new();
-    let mut out = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            // What cargo bench passes to every bench target.
-            "--bench" => {}
-            "--out" => {
-                let path = args.next().expect("--out needs a file");
-                out = Some(File::create(&path).unwrap_or_else(|e| panic!("{path}: {e}")));
-            }
-            flag if flag.starts_with("--") => panic!("paired: unknown option {flag}"),
-            filter => filters.push(filter.to_string()),
-        }
-    }
-    let scale = match Mode::from_env() {
-        Mode::Quick => 1.0 / 8.0,
-        Mode::Full => 1.0,
-    };
+    let mut r = Runner::from_args("paired");
     utf8guard_bench::require_kernel_override();
     eprintln!(
         "paired: kernel {}, {} mode",
         utf8guard::active_kernel(),
         Mode::from_env().name()
     );
-    let mut r = Runner {
-        filters,
-        out,
-        scale,
-    };
     lipsum(&mut r);
     dialects(&mut r);
     short_strings(&mut r);

@@ -305,7 +305,9 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
 ///   which must be `String::from_utf8_lossy`'s output;
 /// - `validate_offsets` (with `i32`, `i64` or `usize` offsets) and
 ///   `validate_batch`, over the input cut into strings by
-///   [`boundary_cuts`];
+///   [`boundary_cuts`]; half the time `validate_offsets` sees the input
+///   inside a larger buffer, with offsets that start past 0 (a sliced
+///   Arrow array's) and bytes before and after that belong to no string;
 /// - `par::validate` and `par::from_utf8`, the parallel API (sequential
 ///   below its 1 MiB threshold, so on most inputs here);
 /// - `par::validate_split` and `par::check_split`, the parallel API's
@@ -441,11 +443,19 @@ pub fn utf8_subjects(only: Option<Kernel>) -> Vec<Subject> {
     }));
     subjects.push(Subject::new("validate_offsets", |b, cx| {
         let cuts = boundary_cuts(b, &mut cx.rng);
+        // Half the time the strings sit inside a larger values buffer, as
+        // those of a sliced Arrow array do: the offsets start past 0, and
+        // the bytes around them (often not UTF-8) belong to no string.
+        let mut values = std::mem::take(&mut cx.scratch);
+        let before = surround(b, &mut values, cx);
+        let offsets: Vec<usize> = cuts.iter().map(|&c| c + before).collect();
+        let values_in = if values.is_empty() { b } else { &values[..] };
         let result = match cx.rng.below(3) {
-            0 => offsets_as::<i32>(b, &cuts),
-            1 => offsets_as::<i64>(b, &cuts),
-            _ => offsets_as::<usize>(b, &cuts),
+            0 => offsets_as::<i32>(values_in, &offsets),
+            1 => offsets_as::<i64>(values_in, &offsets),
+            _ => offsets_as::<usize>(values_in, &offsets),
         };
+        cx.scratch = values;
         batch_answer(b.len(), &cuts, result)
     }));
     subjects.push(Subject::new("validate_batch", |b, cx| {
@@ -565,6 +575,32 @@ pub fn boundary_cuts(input: &[u8], rng: &mut Rng) -> Vec<usize> {
     cuts.push(len);
     cuts.sort_unstable();
     cuts
+}
+
+/// Half the time, fills `values` with `input` between a few random bytes
+/// (continuation bytes, `FF`, a cut-short lead byte, ASCII) and returns how
+/// many come before it, with the choice in the note; otherwise leaves
+/// `values` empty (the input is used as it is) and returns 0.
+fn surround(input: &[u8], values: &mut Vec<u8>, cx: &mut Context) -> usize {
+    values.clear();
+    if cx.rng.one_in(2) {
+        return 0;
+    }
+    const AROUND: [u8; 5] = [0x80, 0xBF, 0xFF, 0xE2, b'a'];
+    let (before, after) = (cx.rng.below(8), cx.rng.below(4));
+    for _ in 0..before {
+        values.push(*cx.rng.pick(&AROUND));
+    }
+    values.extend_from_slice(input);
+    for _ in 0..after {
+        values.push(*cx.rng.pick(&AROUND));
+    }
+    cx.note = format!(
+        "values: {} then the input then {}",
+        crate::harness::hex(&values[..before]),
+        crate::harness::hex(&values[before + input.len()..])
+    );
+    before
 }
 
 fn offsets_as<O: TryFrom<usize> + utf8guard::Offset>(

@@ -84,7 +84,9 @@ mod stream;
 
 use core::fmt;
 
-pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
+pub use batch::{
+    invalid_strings, validate_batch, validate_offsets, BatchError, InvalidStrings, Offset,
+};
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use dispatch::KERNEL_ENV;

@@ -1,20 +1,18 @@
-//! `validate_offsets` and `validate_batch` against a plain reference: check
-//! the offsets one by one, then every string with `from_utf8`.
+//! `validate_offsets`, `invalid_strings` and `validate_batch` against a
+//! plain reference: check the offsets one by one, then every string with
+//! `from_utf8`.
 
 mod common;
 
 use common::{filler, MALFORMED, TRUNCATED};
 use proptest::prelude::*;
-use utf8guard::{validate_batch, validate_offsets, BatchError};
+use utf8guard::{invalid_strings, validate_batch, validate_offsets, BatchError, Utf8Error};
 
 /// The specification, written the slow way, over `i64` offsets.
 fn reference(values: &[u8], offsets: &[i64]) -> Result<(), BatchError> {
     for (index, &o) in offsets.iter().enumerate() {
         if o < 0 {
             return Err(BatchError::Negative { index });
-        }
-        if index == 0 && o != 0 {
-            return Err(BatchError::NonZeroStart { first: o as u64 });
         }
         if index > 0 && o < offsets[index - 1] {
             return Err(BatchError::Decreasing {
@@ -47,10 +45,41 @@ fn reference(values: &[u8], offsets: &[i64]) -> Result<(), BatchError> {
     Ok(())
 }
 
+/// Every string that is not UTF-8, with its error, the slow way (for
+/// offsets the reference accepts).
+fn reference_all(values: &[u8], offsets: &[i64]) -> Vec<(usize, Utf8Error)> {
+    offsets
+        .windows(2)
+        .enumerate()
+        .filter_map(|(index, pair)| {
+            let string = &values[pair[0] as usize..pair[1] as usize];
+            utf8guard::from_utf8(string)
+                .err()
+                .map(|error| (index, error))
+        })
+        .collect()
+}
+
 /// `validate_offsets` agrees with the reference for every offset type that
-/// can hold the offsets.
+/// can hold the offsets, and `invalid_strings` finds every bad string.
 fn check(values: &[u8], offsets: &[i64]) {
     let expected = reference(values, offsets);
+    let every = invalid_strings(values, offsets).map(|bad| bad.collect::<Vec<_>>());
+    match expected {
+        Ok(()) | Err(BatchError::Invalid { .. }) => {
+            let every = every.expect("sound offsets");
+            assert_eq!(
+                every,
+                reference_all(values, offsets),
+                "invalid_strings {offsets:?} over {values:02X?}"
+            );
+            let first = every
+                .first()
+                .map(|&(index, error)| BatchError::Invalid { index, error });
+            assert_eq!(first.map_or(Ok(()), Err), expected);
+        }
+        Err(offsets_error) => assert_eq!(every, Err(offsets_error), "invalid_strings"),
+    }
     let as_i64 = validate_offsets(values, offsets);
     assert_eq!(
         as_i64, expected,
@@ -70,7 +99,6 @@ fn check(values: &[u8], offsets: &[i64]) {
     if !matches!(
         expected,
         Err(BatchError::Negative { .. }
-            | BatchError::NonZeroStart { .. }
             | BatchError::Decreasing { .. }
             | BatchError::OutOfRange { .. })
     ) {
@@ -116,9 +144,13 @@ fn documented_cases() {
     // Offset problems, with their messages.
     let cases: [(&[i64], BatchError, &str); 5] = [
         (
-            &[2, 5],
-            BatchError::NonZeroStart { first: 2 },
-            "offsets[0] is 2; the first offset must be 0",
+            &[5, 2],
+            BatchError::Decreasing {
+                index: 1,
+                offset: 2,
+                previous: 5,
+            },
+            "offsets[1] = 2 is less than offsets[0] = 5",
         ),
         (
             &[0, -1, 5],
@@ -184,6 +216,109 @@ fn documented_cases() {
         validate_offsets(values, &[i32::MIN]),
         Err(BatchError::Negative { index: 0 })
     );
+    assert_eq!(
+        validate_offsets(values, &[21i64]),
+        Err(BatchError::OutOfRange {
+            index: 0,
+            offset: 21,
+            len: 20
+        })
+    );
+}
+
+/// Offsets of a sliced column start where its first string does; a single
+/// offset (anywhere in range) describes no strings.
+#[test]
+fn offsets_that_do_not_start_at_zero() {
+    let values = "aé€😀".as_bytes(); // strings at 0, 1, 3, 6, 10
+    assert_eq!(validate_offsets(values, &[1i32, 3, 6, 10]), Ok(()));
+    assert_eq!(validate_offsets(values, &[3i64, 6]), Ok(()));
+    assert_eq!(validate_offsets(values, &[6usize, 6, 10, 10]), Ok(()));
+    for at in 0..=10i32 {
+        // Even inside a character: no string, no byte to check.
+        assert_eq!(validate_offsets(values, &[at]), Ok(()), "[{at}]");
+        assert_eq!(validate_offsets(values, &[at, at]), Ok(()), "[{at}, {at}]");
+    }
+    // Bytes before the first offset are not checked.
+    assert_eq!(validate_offsets(b"\xFF\xC0ok", &[2u32, 3, 4]), Ok(()));
+
+    // A first string that starts inside "€" (E2 82 AC): its first byte is
+    // a continuation byte.
+    let err = validate_offsets(values, &[4i32, 6, 10]).unwrap_err();
+    assert_eq!(err.index(), 0);
+    let error = err.utf8_error().unwrap();
+    assert_eq!((error.valid_up_to(), error.error_len()), (0, Some(1)));
+    assert_eq!(error.kind(), utf8guard::ErrorKind::UnexpectedContinuation);
+    // The same, after an empty first string.
+    let err = validate_offsets(values, &[4i32, 4, 10]).unwrap_err();
+    assert_eq!(err.index(), 1);
+    assert_eq!(err.utf8_error().unwrap().valid_up_to(), 0);
+    // A last string that ends inside "😀" (F0 9F 98 80).
+    let err = validate_offsets(values, &[1i64, 3, 8]).unwrap_err();
+    assert_eq!(err.index(), 1);
+    let error = err.utf8_error().unwrap();
+    assert_eq!((error.valid_up_to(), error.error_len()), (3, None));
+    assert_eq!(error.kind(), utf8guard::ErrorKind::Incomplete);
+
+    // An error inside the slice, in its third string ("ine b\xE9d").
+    let values = b"skip\xFFme, then ok fine b\xE9d end"; // 29 bytes
+    let err = validate_offsets(values, &[10i32, 15, 18, 25, 29]).unwrap_err();
+    assert_eq!(err.index(), 2);
+    let error = err.utf8_error().unwrap();
+    assert_eq!((error.valid_up_to(), error.error_len()), (5, Some(1)));
+    assert_eq!(error.kind(), utf8guard::ErrorKind::TooShort);
+
+    // Offset problems are still found, at the lowest index.
+    assert_eq!(
+        validate_offsets(values, &[10i32, 9, 12]),
+        Err(BatchError::Decreasing {
+            index: 1,
+            offset: 9,
+            previous: 10
+        })
+    );
+    assert_eq!(
+        validate_offsets(values, &[10i32, 40, 29]),
+        Err(BatchError::OutOfRange {
+            index: 1,
+            offset: 40,
+            len: 29
+        })
+    );
+    assert_eq!(
+        validate_offsets(values, &[40i32, 41]),
+        Err(BatchError::OutOfRange {
+            index: 0,
+            offset: 40,
+            len: 29
+        })
+    );
+}
+
+/// Every slice of a column is judged as the reference judges its strings.
+#[test]
+fn every_slice_of_a_column() {
+    let strings: [&[u8]; 8] = [
+        b"id",
+        "é".as_bytes(),
+        b"\xE2\x82",
+        b"\xAC",
+        b"",
+        "日本".as_bytes(),
+        b"x\xFF",
+        "😀".as_bytes(),
+    ];
+    let mut values = Vec::new();
+    let mut offsets = vec![0i64];
+    for s in strings {
+        values.extend_from_slice(s);
+        offsets.push(values.len() as i64);
+    }
+    for from in 0..offsets.len() {
+        for to in from..offsets.len() {
+            check(&values, &offsets[from..=to]);
+        }
+    }
 }
 
 #[test]
@@ -211,14 +346,18 @@ fn every_offset_array_over_small_values() {
     ];
     for values in samples {
         let n = values.len() as i64;
-        // Every non-decreasing array of up to 4 offsets from 0, with the
-        // last one anywhere, plus one out of range.
-        for a in 0..=n {
-            check(values, &[0, a]);
-            for b in a..=n {
-                check(values, &[0, a, b]);
-                for c in b..=n + 1 {
-                    check(values, &[0, a, b, c]);
+        // Every non-decreasing array of up to 4 offsets, plus one out of
+        // range, and a few that decrease.
+        for s in 0..=n {
+            check(values, &[s]);
+            for a in s..=n {
+                check(values, &[s, a]);
+                check(values, &[a, s]);
+                for b in a..=n {
+                    check(values, &[s, a, b]);
+                    for c in b..=n + 1 {
+                        check(values, &[s, a, b, c]);
+                    }
                 }
             }
         }
@@ -302,4 +441,39 @@ proptest! {
             check(&values, &offsets);
         }
     }
+}
+
+/// Many bad strings, of every kind, next to each other and apart:
+/// `invalid_strings` finds each one with its exact error.
+#[test]
+fn every_bad_string_of_a_column() {
+    let kinds: [&[u8]; 7] = [
+        b"\xFF",
+        b"ab\xE2\x82",
+        b"\xAC rest",
+        b"\xED\xA0\x80",
+        "fine".as_bytes(),
+        b"",
+        "ok ✓".as_bytes(),
+    ];
+    let mut values = Vec::new();
+    let mut offsets = vec![0i64];
+    for i in 0..10_000 {
+        values.extend_from_slice(kinds[(i * 5 + i / 7) % kinds.len()]);
+        offsets.push(values.len() as i64);
+    }
+    check(&values, &offsets);
+    let bad = invalid_strings(&values, &offsets).unwrap().count();
+    let expected = (0..10_000)
+        .filter(|i| (i * 5 + i / 7) % kinds.len() < 4)
+        .count();
+    assert_eq!(bad, expected);
+    // "ab\xE2\x82" then "\xAC rest": valid together, both invalid apart.
+    let values = b"ab\xE2\x82\xAC rest";
+    let bad: Vec<_> = invalid_strings(values, &[0u32, 4, 10])
+        .unwrap()
+        .map(|(row, e)| (row, e.valid_up_to(), e.error_len()))
+        .collect();
+    assert_eq!(bad, [(0, 2, None), (1, 0, Some(1))]);
+    assert_eq!(invalid_strings(values, &[0u32, 10]).unwrap().count(), 0);
 }

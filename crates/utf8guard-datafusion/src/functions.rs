@@ -1,0 +1,271 @@
+//! The functions: one `ScalarUDFImpl` whose operation says which.
+
+use std::sync::Arc;
+
+use datafusion_common::arrow::array::BooleanBufferBuilder;
+use datafusion_common::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Int64Array, LargeBinaryArray,
+};
+use datafusion_common::arrow::buffer::{BooleanBuffer, NullBuffer};
+use datafusion_common::arrow::compute::cast;
+use datafusion_common::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion_common::arrow::error::ArrowError;
+use datafusion_common::utils::take_function_args;
+use datafusion_common::{exec_err, DataFusionError, Result, ScalarValue};
+use datafusion_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
+use utf8guard_arrow::{Error, Utf8Error};
+
+/// What one of the functions computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Op {
+    Valid,
+    ErrorOffset,
+    Repair,
+    SparkIsValid,
+    SparkMakeValid,
+}
+
+/// The argument types every function takes (those of `datafusion-spark`'s
+/// `is_valid_utf8` and `make_valid_utf8`, in the same order, so that other
+/// types are coerced the same way).
+fn signature() -> Signature {
+    Signature::uniform(
+        1,
+        vec![
+            DataType::Utf8,
+            DataType::LargeUtf8,
+            DataType::Utf8View,
+            DataType::Binary,
+            DataType::BinaryView,
+            DataType::LargeBinary,
+        ],
+        Volatility::Immutable,
+    )
+}
+
+macro_rules! function {
+    ($(#[$doc:meta])* $name:ident, $op:expr, $sql:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, PartialEq, Eq, Hash)]
+        pub struct $name {
+            signature: Signature,
+        }
+
+        impl $name {
+            #[doc = concat!("The `", $sql, "` function.")]
+            pub fn new() -> Self {
+                $name {
+                    signature: signature(),
+                }
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name::new()
+            }
+        }
+
+        impl ScalarUDFImpl for $name {
+            fn name(&self) -> &str {
+                $sql
+            }
+
+            fn signature(&self) -> &Signature {
+                &self.signature
+            }
+
+            fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+                let [arg] = take_function_args($sql, arg_types)?;
+                return_type($op, arg)
+            }
+
+            fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+                let [arg] = take_function_args($sql, args.arg_fields)?;
+                let nullable = match $op {
+                    Op::ErrorOffset | Op::SparkIsValid => true,
+                    _ => arg.is_nullable(),
+                };
+                let data_type = return_type($op, arg.data_type())?;
+                Ok(Arc::new(Field::new($sql, data_type, nullable)))
+            }
+
+            fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+                let [arg] = take_function_args($sql, args.args)?;
+                invoke($op, arg)
+            }
+        }
+    };
+}
+
+function!(
+    /// `utf8_valid(x) -> boolean`: whether the value is UTF-8.
+    Utf8Valid,
+    Op::Valid,
+    "utf8_valid"
+);
+function!(
+    /// `utf8_error_offset(x) -> bigint`: the byte offset inside the value
+    /// where it stops being UTF-8 (`valid_up_to`); null when the value is
+    /// UTF-8.
+    Utf8ErrorOffset,
+    Op::ErrorOffset,
+    "utf8_error_offset"
+);
+function!(
+    /// `utf8_repair(x) -> string`: the value with each invalid sequence
+    /// replaced by U+FFFD, as `String::from_utf8_lossy` does. `Binary` and
+    /// `Utf8` give `Utf8`, the large types `LargeUtf8`, the view types
+    /// `Utf8View`.
+    Utf8Repair,
+    Op::Repair,
+    "utf8_repair"
+);
+function!(
+    /// `is_valid_utf8(x) -> boolean`, as `datafusion-spark` defines it: a
+    /// binary value is checked; a string value is true (Arrow strings are
+    /// UTF-8 by definition); the result field is always nullable.
+    IsValidUtf8,
+    Op::SparkIsValid,
+    "is_valid_utf8"
+);
+function!(
+    /// `make_valid_utf8(x) -> string`, as `datafusion-spark` defines it:
+    /// binary values repaired as `String::from_utf8_lossy` repairs them,
+    /// into `Utf8` (from `Binary` and `BinaryView`) or `LargeUtf8` (from
+    /// `LargeBinary`); string values unchanged.
+    MakeValidUtf8,
+    Op::SparkMakeValid,
+    "make_valid_utf8"
+);
+
+fn return_type(op: Op, arg: &DataType) -> Result<DataType> {
+    use DataType::*;
+    Ok(match (op, arg) {
+        (Op::Valid | Op::SparkIsValid, _) => Boolean,
+        (Op::ErrorOffset, _) => Int64,
+        (Op::Repair, Binary | Utf8) => Utf8,
+        (Op::Repair, LargeBinary | LargeUtf8) => LargeUtf8,
+        (Op::Repair, BinaryView | Utf8View) => Utf8View,
+        (Op::SparkMakeValid, Utf8 | LargeUtf8 | Utf8View) => arg.clone(),
+        (Op::SparkMakeValid, Binary | BinaryView) => Utf8,
+        (Op::SparkMakeValid, LargeBinary) => LargeUtf8,
+        (_, other) => return exec_err!("{op:?} does not take {other}"),
+    })
+}
+
+fn invoke(op: Op, arg: ColumnarValue) -> Result<ColumnarValue> {
+    match arg {
+        ColumnarValue::Array(array) => Ok(ColumnarValue::Array(apply(op, &array)?)),
+        ColumnarValue::Scalar(scalar) => {
+            let out = apply(op, &scalar.to_array()?)?;
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+        }
+    }
+}
+
+fn apply(op: Op, array: &ArrayRef) -> Result<ArrayRef> {
+    let is_string = matches!(
+        array.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    );
+    Ok(match op {
+        Op::SparkIsValid if is_string => Arc::new(BooleanArray::new(
+            BooleanBuffer::new_set(array.len()),
+            array.nulls().cloned(),
+        )),
+        Op::Valid | Op::SparkIsValid => Arc::new(valid(array.as_ref())?),
+        Op::ErrorOffset => Arc::new(error_offsets(array.as_ref())?),
+        Op::SparkMakeValid if is_string => Arc::clone(array),
+        Op::Repair | Op::SparkMakeValid => {
+            let repaired = repair(array.as_ref())?;
+            if op == Op::SparkMakeValid && array.data_type() == &DataType::BinaryView {
+                // datafusion-spark answers a BinaryView with a Utf8 array.
+                cast(&repaired, &DataType::Utf8)?
+            } else {
+                repaired
+            }
+        }
+    })
+}
+
+/// The rows that are not UTF-8; none at once for a column that is valid as
+/// a whole.
+fn bad_rows(array: &dyn Array) -> Result<Vec<(usize, Utf8Error)>> {
+    match utf8guard_arrow::validate(array) {
+        Ok(()) => Ok(Vec::new()),
+        Err(Error::Invalid { .. }) => utf8guard_arrow::invalid_values(array).map_err(arrow_error),
+        Err(error) => Err(arrow_error(error)),
+    }
+}
+
+fn arrow_error(error: Error) -> DataFusionError {
+    DataFusionError::ArrowError(Box::new(ArrowError::from(error)), None)
+}
+
+fn valid(array: &dyn Array) -> Result<BooleanArray> {
+    let rows = array.len();
+    let bad = bad_rows(array)?;
+    let values = if bad.is_empty() {
+        BooleanBuffer::new_set(rows)
+    } else {
+        let mut values = BooleanBufferBuilder::new(rows);
+        values.append_n(rows, true);
+        for &(row, _) in &bad {
+            values.set_bit(row, false);
+        }
+        values.finish()
+    };
+    Ok(BooleanArray::new(values, array.nulls().cloned()))
+}
+
+fn error_offsets(array: &dyn Array) -> Result<Int64Array> {
+    let rows = array.len();
+    let bad = bad_rows(array)?;
+    if bad.is_empty() {
+        return Ok(Int64Array::new_null(rows));
+    }
+    let mut offsets = vec![0i64; rows];
+    let mut present = BooleanBufferBuilder::new(rows);
+    present.append_n(rows, false);
+    for &(row, error) in &bad {
+        if array.is_valid(row) {
+            offsets[row] = error.valid_up_to() as i64;
+            present.set_bit(row, true);
+        }
+    }
+    Ok(Int64Array::new(
+        offsets.into(),
+        Some(NullBuffer::new(present.finish())),
+    ))
+}
+
+/// The values repaired: `Utf8`, `LargeUtf8` or `Utf8View` (by the width of
+/// the argument), sharing the argument's buffers when it is all UTF-8.
+fn repair(array: &dyn Array) -> Result<ArrayRef> {
+    Ok(match array.data_type() {
+        DataType::Binary => Arc::new(utf8guard_arrow::binary_to_string_lossy(
+            array.as_binary::<i32>(),
+        )),
+        DataType::LargeBinary => Arc::new(utf8guard_arrow::binary_to_string_lossy(
+            array.as_binary::<i64>(),
+        )),
+        DataType::BinaryView => Arc::new(utf8guard_arrow::binary_view_to_string_view_lossy(
+            array.as_binary_view(),
+        )),
+        // Strings from an untrusted source: their bytes, as binary (no
+        // copy), repaired the same way.
+        DataType::Utf8 => Arc::new(utf8guard_arrow::binary_to_string_lossy(&BinaryArray::from(
+            array.as_string::<i32>().clone(),
+        ))),
+        DataType::LargeUtf8 => Arc::new(utf8guard_arrow::binary_to_string_lossy(
+            &LargeBinaryArray::from(array.as_string::<i64>().clone()),
+        )),
+        DataType::Utf8View => Arc::new(utf8guard_arrow::binary_view_to_string_view_lossy(
+            &array.as_string_view().clone().to_binary_view(),
+        )),
+        other => return exec_err!("utf8_repair does not take {other}"),
+    })
+}
