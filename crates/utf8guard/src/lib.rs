@@ -64,8 +64,10 @@ extern crate alloc;
 mod batch;
 mod chunks;
 pub mod compat;
+mod decode;
 mod dialect;
 mod dispatch;
+mod encode;
 mod env_override;
 mod error;
 #[cfg(feature = "std")]
@@ -84,8 +86,10 @@ use core::fmt;
 
 pub use batch::{validate_batch, validate_offsets, BatchError, Offset};
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
+pub use decode::{Decode, Decoded};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use dispatch::KERNEL_ENV;
+pub use encode::{EncodeError, Encoded};
 pub use env_override::KernelNameError;
 #[cfg(feature = "std")]
 pub use env_override::{kernel_override, KernelOverrideError};

@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use utf8guard::{ErrorKind, Kernel};
+use utf8guard::{Dialect, ErrorKind, Kernel};
+use utf8guard_dfa::{Automaton, Fault};
 
 /// The ill-formed sequences, one or more per cause, as they would appear in
 /// the middle of text.
@@ -102,5 +103,32 @@ pub fn check(bytes: &[u8]) {
             }
             _ => panic!("{name}: {result:?}, core says {expected:?} on {bytes:02X?}"),
         }
+    }
+}
+
+/// The reference automaton of `dialect`.
+pub fn automaton(dialect: Dialect) -> &'static Automaton {
+    utf8guard_dfa::ALL
+        .iter()
+        .copied()
+        .find(|a| a.grammar().name == dialect.name())
+        .expect("an automaton per dialect")
+}
+
+/// The error kind the API reports for the automaton's fault.
+pub fn kind(fault: Fault) -> ErrorKind {
+    match fault {
+        Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
+        Fault::InvalidByte => ErrorKind::InvalidByte,
+        Fault::Overlong => ErrorKind::Overlong,
+        Fault::Surrogate => ErrorKind::Surrogate,
+        Fault::TooLarge => ErrorKind::TooLarge,
+        Fault::TooShort => ErrorKind::TooShort,
+        Fault::Incomplete => ErrorKind::Incomplete,
+        Fault::Nul => ErrorKind::Nul,
+        Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
+        Fault::SurrogatePair => ErrorKind::SurrogatePair,
+        Fault::FourByteForm => ErrorKind::FourByteForm,
+        other => panic!("unmapped fault {other:?}"),
     }
 }
