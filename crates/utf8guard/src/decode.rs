@@ -126,6 +126,25 @@ impl<'a> Decode<'a> {
         }
     }
 
+    /// Decoding from `pos`, a point between sequences that is not the start
+    /// of the input (no magic number), after a WTF-8 lead surrogate or not.
+    pub(crate) fn resume(dialect: Dialect, bytes: &'a [u8], pos: usize, after_lead: bool) -> Self {
+        Decode {
+            dialect,
+            bytes,
+            pos,
+            after_lead,
+            magic: false,
+            done: false,
+        }
+    }
+
+    /// The last item was a lead surrogate that a trail may not follow
+    /// (WTF-8).
+    pub(crate) fn after_lead(&self) -> bool {
+        self.after_lead
+    }
+
     /// The input started with Corrected UTF-8's magic number, which was
     /// skipped (the first item is at offset 8).
     pub fn magic_number(&self) -> bool {

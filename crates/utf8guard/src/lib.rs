@@ -81,6 +81,7 @@ mod owned;
 pub mod par;
 mod small;
 mod stream;
+mod transcode;
 
 use core::fmt;
 
@@ -101,6 +102,9 @@ pub use lossy::from_utf8_lossy;
 #[cfg(feature = "alloc")]
 pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
 pub use stream::StreamValidator;
+#[cfg(feature = "alloc")]
+pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
+pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
 
 /// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when
 /// the position of an error does not matter.
