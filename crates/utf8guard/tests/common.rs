@@ -132,3 +132,22 @@ pub fn kind(fault: Fault) -> ErrorKind {
         other => panic!("unmapped fault {other:?}"),
     }
 }
+
+/// A code point for text in a dialect whose highest is `max`: ASCII with
+/// weight `ascii` (against 10 for the rest), every length, surrogates, above
+/// U+10FFFF where `max` allows, and the code points at the dialects'
+/// boundaries.
+pub fn code_point(max: u32, ascii: u32) -> impl proptest::strategy::Strategy<Value = u32> {
+    use proptest::prelude::*;
+    prop_oneof![
+        ascii => 0x01u32..0x80,
+        2 => 0x80u32..0x800,
+        2 => 0x800u32..0x1_0000,
+        2 => 0xD800u32..0xE000,
+        2 => 0x1_0000u32..0x11_0000,
+        1 => 0x11_0000u32..=max.max(0x11_0000),
+        1 => prop::sample::select(vec![
+            0u32, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xD7FF, 0xE000, 0xFFFD, 0x1_109F, 0x10_FFFF
+        ]),
+    ]
+}

@@ -428,15 +428,7 @@ fn long_dialects_round_trip_at_every_boundary_and_at_random() {
 /// forbids).
 fn text_strategy(dialect: Dialect) -> impl Strategy<Value = Vec<u32>> {
     let max = dialect.max_code_point();
-    let cp = prop_oneof![
-        4 => 0x01u32..0x80,
-        2 => 0x80u32..0x800,
-        2 => 0x800u32..0x1_0000,
-        2 => 0xD800u32..0xE000,
-        2 => 0x1_0000u32..0x11_0000,
-        1 => 0x11_0000u32..=max.max(0x11_0000),
-        1 => prop::sample::select(vec![0u32, 0x7F, 0x80, 0x9F, 0xA0, 0xD7FF, 0xE000, 0x1_109F, 0x10_FFFF]),
-    ];
+    let cp = common::code_point(max, 4);
     prop::collection::vec(cp, 0..40).prop_map(move |cps| {
         let mut out: Vec<u32> = Vec::new();
         for cp in cps {

@@ -3,6 +3,8 @@
 //! on every pair of dialects and both policies; in one piece, in random
 //! pieces, and into small output buffers.
 
+mod common;
+
 use proptest::prelude::*;
 use utf8guard::{
     transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16, Cause, Decoded, Dialect,
@@ -167,15 +169,7 @@ fn check(from: Dialect, to: Dialect, input: &[u8], cuts: &[usize], room: usize) 
 /// runs), with everything the dialect holds now and then.
 fn text(dialect: Dialect) -> impl Strategy<Value = Vec<u8>> {
     let max = dialect.max_code_point();
-    let cp = prop_oneof![
-        12 => 0x20u32..0x7F,
-        2 => 0x80u32..0x800,
-        2 => 0x800u32..0x1_0000,
-        1 => 0xD800u32..0xE000,
-        2 => 0x1_0000u32..0x11_0000,
-        1 => 0x11_0000u32..=max.max(0x11_0000),
-        1 => prop::sample::select(vec![0u32, 0x85, 0x9F, 0xA0, 0xD7FF, 0xE000, 0xFFFD, 0x1_109F, 0x10_FFFF]),
-    ];
+    let cp = common::code_point(max, 12);
     prop::collection::vec(cp, 0..120).prop_map(move |cps| {
         let mut out = Vec::new();
         for cp in cps {
