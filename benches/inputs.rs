@@ -777,68 +777,18 @@ mod tests {
     }
 }
 
-/// Corrected UTF-8's bytes for code point `cp`: the offset of its length
-/// taken off, then the bits laid out as in RFC 2279. `None` for the code
-/// points Corrected UTF-8 does not encode (the C1 controls U+0080..U+009F,
-/// the surrogates) and above U+8421109F.
-pub fn corrected_utf8(cp: u32, out: &mut Vec<u8>) -> Option<()> {
-    let (value, len) = match cp {
-        0..=0x7F => {
-            out.push(cp as u8);
-            return Some(());
-        }
-        0x80..=0x9F | 0xD800..=0xDFFF => return None,
-        0xA0..=0x89F => (cp - 0xA0, 2),
-        0x8A0..=0xD7FF => (cp - 0x8A0, 3),
-        0xE000..=0x1109F => (cp - 0x10A0, 3),
-        0x110A0..=0x2_1109F => (cp - 0x110A0, 4),
-        0x21_10A0..=0x421_109F => (cp - 0x21_10A0, 5),
-        0x421_10A0..=0x8421_109F => (cp - 0x421_10A0, 6),
-        _ => return None,
-    };
-    push_sequence(value, len, out);
-    Some(())
-}
-
-/// RFC 2279's bytes for code point `cp` (up to U+7FFFFFFF), in shortest
-/// form.
-pub fn rfc2279(cp: u32, out: &mut Vec<u8>) {
-    let len = match cp {
-        0..=0x7F => {
-            out.push(cp as u8);
-            return;
-        }
-        0x80..=0x7FF => 2,
-        0x800..=0xFFFF => 3,
-        0x1_0000..=0x1F_FFFF => 4,
-        0x20_0000..=0x3FF_FFFF => 5,
-        _ => 6,
-    };
-    push_sequence(cp, len, out);
-}
-
-/// `value` as a sequence of `len` (2 to 6) bytes: a lead byte with `len`
-/// high bits set, then 6 bits per continuation byte.
-fn push_sequence(value: u32, len: u32, out: &mut Vec<u8>) {
-    let lead = (0xFF00u32 >> len) as u8;
-    out.push(lead | (value >> (6 * (len - 1))) as u8);
-    for k in (0..len - 1).rev() {
-        out.push(0x80 | ((value >> (6 * k)) & 0x3F) as u8);
-    }
-}
-
-/// `text` in Corrected UTF-8. `None` if it holds a C1 control.
+/// `text` in Corrected UTF-8. `None` if it holds a C1 control or U+0000.
 pub fn corrected_text(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len());
     for c in text.chars() {
-        corrected_utf8(c as u32, &mut out)?;
+        out.extend_from_slice(&utf8guard::Dialect::Corrected.encode(c as u32).ok()?);
     }
     Some(out)
 }
 
 /// Text with sequences of 5 and 6 bytes: `text`'s characters, and after
 /// every 8th one a code point above U+1FFFFF (alternately of 5 and 6 bytes
-/// in RFC 2279), as code points for [`rfc2279`] and [`corrected_utf8`].
+/// in RFC 2279), as code points to encode with `Dialect::encode`.
 pub fn long_sequence_text(text: &str, seed: u64) -> Vec<u32> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(text.len());
@@ -861,61 +811,14 @@ mod dialect_tests {
     use super::*;
     use utf8guard::Dialect;
 
-    fn corrected(cp: u32) -> Vec<u8> {
-        let mut out = Vec::new();
-        corrected_utf8(cp, &mut out).expect("encodable");
-        out
-    }
-
-    /// The ends of each range of Corrected UTF-8's table.
-    #[test]
-    fn corrected_utf8_at_the_table_boundaries() {
-        assert_eq!(corrected(0x7F), [0x7F]);
-        assert_eq!(corrected(0xA0), [0xC0, 0x80]);
-        assert_eq!(corrected(0x89F), [0xDF, 0xBF]);
-        assert_eq!(corrected(0x8A0), [0xE0, 0x80, 0x80]);
-        assert_eq!(corrected(0xD7FF), [0xEC, 0xBD, 0x9F]);
-        assert_eq!(corrected(0xE000), [0xEC, 0xBD, 0xA0]);
-        assert_eq!(corrected(0x1_109F), [0xEF, 0xBF, 0xBF]);
-        assert_eq!(corrected(0x1_10A0), [0xF0, 0x80, 0x80, 0x80]);
-        assert_eq!(corrected(0x21_109F), [0xF7, 0xBF, 0xBF, 0xBF]);
-        assert_eq!(corrected(0x21_10A0), [0xF8, 0x80, 0x80, 0x80, 0x80]);
-        assert_eq!(corrected(0x421_109F), [0xFB, 0xBF, 0xBF, 0xBF, 0xBF]);
-        assert_eq!(corrected(0x421_10A0), [0xFC, 0x80, 0x80, 0x80, 0x80, 0x80]);
-        assert_eq!(corrected(0x8421_109F), [0xFD, 0xBF, 0xBF, 0xBF, 0xBF, 0xBF]);
-        // The magic number's first two code points.
-        assert_eq!(corrected(0x1_0E7D), [0xEF, 0xB7, 0x9D]);
-        assert_eq!(corrected(0xED4E), [0xED, 0xB2, 0xAE]);
-        let mut out = Vec::new();
-        assert_eq!(corrected_utf8(0x85, &mut out), None);
-        assert_eq!(corrected_utf8(0xDC00, &mut out), None);
-        assert_eq!(corrected_utf8(0x8421_10A0, &mut out), None);
-    }
-
-    #[test]
-    fn rfc2279_at_the_length_boundaries() {
-        let enc = |cp| {
-            let mut out = Vec::new();
-            rfc2279(cp, &mut out);
-            out
-        };
-        assert_eq!(enc(0x7FF), [0xDF, 0xBF]);
-        assert_eq!(enc(0x1_0000), [0xF0, 0x90, 0x80, 0x80]);
-        assert_eq!(enc(0x1F_FFFF), [0xF7, 0xBF, 0xBF, 0xBF]);
-        assert_eq!(enc(0x20_0000), [0xF8, 0x88, 0x80, 0x80, 0x80]);
-        assert_eq!(enc(0x400_0000), [0xFC, 0x84, 0x80, 0x80, 0x80, 0x80]);
-        assert_eq!(enc(0x7FFF_FFFF), [0xFD, 0xBF, 0xBF, 0xBF, 0xBF, 0xBF]);
-        assert_eq!(enc(0xD800), [0xED, 0xA0, 0x80]);
-    }
-
     #[test]
     fn long_sequence_text_is_well_formed_in_both_dialects() {
         let text = "Grüße, 世界 🌍 and more text ".repeat(20);
         let cps = long_sequence_text(&text, 7);
         let (mut rfc, mut cor) = (Vec::new(), Vec::new());
         for &cp in &cps {
-            rfc2279(cp, &mut rfc);
-            corrected_utf8(cp, &mut cor).expect("no C1 control or surrogate");
+            rfc.extend_from_slice(&Dialect::Rfc2279.encode(cp).unwrap());
+            cor.extend_from_slice(&Dialect::Corrected.encode(cp).expect("no C1 control"));
         }
         assert!(Dialect::Rfc2279.validate(&rfc));
         assert!(Dialect::Corrected.validate(&cor));

@@ -218,8 +218,8 @@ fn dialects(r: &mut Runner) {
     let code_points = inputs::long_sequence_text(&all, 2279);
     let (mut rfc, mut corrected) = (Vec::new(), Vec::new());
     for &cp in &code_points {
-        inputs::rfc2279(cp, &mut rfc);
-        inputs::corrected_utf8(cp, &mut corrected).expect("encodable");
+        rfc.extend_from_slice(&Dialect::Rfc2279.encode(cp).expect("up to U+7FFFFFFF"));
+        corrected.extend_from_slice(&Dialect::Corrected.encode(cp).expect("encodable"));
     }
     assert!(Dialect::Rfc2279.validate(&rfc) && Dialect::Corrected.validate(&corrected));
     for &kernel in &kernels {

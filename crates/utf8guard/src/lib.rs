@@ -66,8 +66,10 @@ extern crate alloc;
 mod batch;
 mod chunks;
 pub mod compat;
+mod decode;
 mod dialect;
 mod dispatch;
+mod encode;
 mod env_override;
 mod error;
 #[cfg(feature = "std")]
@@ -81,6 +83,7 @@ mod owned;
 pub mod par;
 mod small;
 mod stream;
+mod transcode;
 
 use core::fmt;
 
@@ -88,8 +91,10 @@ pub use batch::{
     invalid_strings, validate_batch, validate_offsets, BatchError, InvalidStrings, Offset,
 };
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
+pub use decode::{Decode, Decoded};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use dispatch::KERNEL_ENV;
+pub use encode::{EncodeError, Encoded};
 pub use env_override::KernelNameError;
 #[cfg(feature = "std")]
 pub use env_override::{kernel_override, KernelOverrideError};
@@ -101,6 +106,9 @@ pub use lossy::from_utf8_lossy;
 #[cfg(feature = "alloc")]
 pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
 pub use stream::StreamValidator;
+#[cfg(feature = "alloc")]
+pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
+pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
 
 /// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when
 /// the position of an error does not matter.

@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use utf8guard::{ErrorKind, Kernel};
+use utf8guard::{Dialect, ErrorKind, Kernel};
+use utf8guard_dfa::{Automaton, Fault};
 
 /// The ill-formed sequences, one or more per cause, as they would appear in
 /// the middle of text.
@@ -103,4 +104,50 @@ pub fn check(bytes: &[u8]) {
             _ => panic!("{name}: {result:?}, core says {expected:?} on {bytes:02X?}"),
         }
     }
+}
+
+/// The reference automaton of `dialect`.
+pub fn automaton(dialect: Dialect) -> &'static Automaton {
+    utf8guard_dfa::ALL
+        .iter()
+        .copied()
+        .find(|a| a.grammar().name == dialect.name())
+        .expect("an automaton per dialect")
+}
+
+/// The error kind the API reports for the automaton's fault.
+pub fn kind(fault: Fault) -> ErrorKind {
+    match fault {
+        Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
+        Fault::InvalidByte => ErrorKind::InvalidByte,
+        Fault::Overlong => ErrorKind::Overlong,
+        Fault::Surrogate => ErrorKind::Surrogate,
+        Fault::TooLarge => ErrorKind::TooLarge,
+        Fault::TooShort => ErrorKind::TooShort,
+        Fault::Incomplete => ErrorKind::Incomplete,
+        Fault::Nul => ErrorKind::Nul,
+        Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
+        Fault::SurrogatePair => ErrorKind::SurrogatePair,
+        Fault::FourByteForm => ErrorKind::FourByteForm,
+        other => panic!("unmapped fault {other:?}"),
+    }
+}
+
+/// A code point for text in a dialect whose highest is `max`: ASCII with
+/// weight `ascii` (against 10 for the rest), every length, surrogates, above
+/// U+10FFFF where `max` allows, and the code points at the dialects'
+/// boundaries.
+pub fn code_point(max: u32, ascii: u32) -> impl proptest::strategy::Strategy<Value = u32> {
+    use proptest::prelude::*;
+    prop_oneof![
+        ascii => 0x01u32..0x80,
+        2 => 0x80u32..0x800,
+        2 => 0x800u32..0x1_0000,
+        2 => 0xD800u32..0xE000,
+        2 => 0x1_0000u32..0x11_0000,
+        1 => 0x11_0000u32..=max.max(0x11_0000),
+        1 => prop::sample::select(vec![
+            0u32, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xD7FF, 0xE000, 0xFFFD, 0x1_109F, 0x10_FFFF
+        ]),
+    ]
 }

@@ -7,34 +7,11 @@
 //! reserved runs at every offset, truncations, and random texts of each
 //! dialect with bytes changed.
 
+mod common;
+
+use common::{automaton, kind};
 use proptest::prelude::*;
 use utf8guard::{Dialect, ErrorKind, Kernel, StreamValidator};
-use utf8guard_dfa::{Automaton, Fault};
-
-fn automaton(dialect: Dialect) -> &'static Automaton {
-    utf8guard_dfa::ALL
-        .iter()
-        .copied()
-        .find(|a| a.grammar().name == dialect.name())
-        .expect("an automaton per dialect")
-}
-
-fn kind(fault: Fault) -> ErrorKind {
-    match fault {
-        Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
-        Fault::InvalidByte => ErrorKind::InvalidByte,
-        Fault::Overlong => ErrorKind::Overlong,
-        Fault::Surrogate => ErrorKind::Surrogate,
-        Fault::TooLarge => ErrorKind::TooLarge,
-        Fault::TooShort => ErrorKind::TooShort,
-        Fault::Incomplete => ErrorKind::Incomplete,
-        Fault::Nul => ErrorKind::Nul,
-        Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
-        Fault::SurrogatePair => ErrorKind::SurrogatePair,
-        Fault::FourByteForm => ErrorKind::FourByteForm,
-        other => panic!("unmapped fault {other:?}"),
-    }
-}
 
 /// `Ok(())`, or the error's `valid_up_to`, `error_len` and kind.
 type Outcome = Result<(), (usize, Option<usize>, ErrorKind)>;

@@ -1,0 +1,676 @@
+//! Transcoding between the dialects, and between WTF-8 and UTF-16.
+//!
+//! A [`Transcoder`] reads one dialect and writes another, code point by
+//! code point, with an error [`Policy`]. Most text needs no change at all
+//! (ASCII; and, between the dialects that share UTF-8's forms, every
+//! character but a few: CESU-8's surrogate pairs, modified UTF-8's
+//! `C0 80`, ...), so the transcoder alternates two phases, as the lossy
+//! conversion does:
+//!
+//! * the fast phase finds, with the active vector kernel, the longest
+//!   prefix of the rest of the input that is valid strict UTF-8 *and* made
+//!   only of bytes that mean the same in both dialects (a byte range per
+//!   dialect: everything for UTF-8, Unicode 3.1, WTF-8 and RFC 2279; no
+//!   `F0..FF` for CESU-8; no `00` or `F0..FF` for modified UTF-8; ASCII
+//!   without `00` for Corrected UTF-8), and copies it as it is;
+//! * the slow phase decodes from there with the scalar decoder
+//!   ([`Dialect::decode`]) and encodes each code point
+//!   ([`Dialect::encode`]), until [`CLEAN_RUN`] bytes in a row have come out
+//!   unchanged, and hands back to the fast phase.
+
+use core::fmt;
+
+#[cfg(feature = "alloc")]
+use alloc::{string::String, vec::Vec};
+
+use crate::decode::{self, Decode, Decoded, MAGIC};
+use crate::dialect::Dialect;
+use crate::encode::{EncodeError, Encoded};
+use crate::error::ErrorKind;
+
+/// How many unchanged bytes in a row send the slow phase back to the fast
+/// one.
+const CLEAN_RUN: usize = 32;
+
+/// What a transcoder does with input it cannot convert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Stop at the first ill-formed sequence or code point the target
+    /// cannot hold, and report where and why.
+    Strict,
+    /// Write U+FFFD (in the target dialect) for each: one per maximal
+    /// subpart of ill-formed input (as `String::from_utf8_lossy` does), one
+    /// per code point the target cannot hold, one per reserved run.
+    Replace,
+}
+
+/// Why a transcoder stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Cause {
+    /// The input is ill formed in the source dialect (the kind is
+    /// [`Dialect::check`]'s).
+    Malformed(ErrorKind),
+    /// A well-formed code point that the target dialect cannot hold.
+    Unencodable(EncodeError),
+    /// A Corrected UTF-8 reserved `FE`/`FF` run, which no other dialect can
+    /// hold.
+    Reserved,
+}
+
+/// Where and why a [`Policy::Strict`] transcoding stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TranscodeError {
+    offset: usize,
+    len: Option<usize>,
+    cause: Cause,
+}
+
+impl TranscodeError {
+    /// The offset of the input (in bytes, or in UTF-16 code units for UTF-16
+    /// input) where the offending item starts; everything before it was
+    /// converted.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// How long the offending item is: the maximal subpart of an ill-formed
+    /// sequence, or the whole sequence of a code point or run (of a run that
+    /// reaches the end of a piece of a stream, the part in that piece);
+    /// `None` when the input ends inside a sequence.
+    pub fn error_len(&self) -> Option<usize> {
+        self.len
+    }
+
+    /// Why it could not be converted.
+    pub fn cause(&self) -> Cause {
+        self.cause
+    }
+}
+
+impl fmt::Display for TranscodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.cause {
+            Cause::Malformed(kind) => write!(f, "{kind} at offset {}", self.offset),
+            Cause::Unencodable(why) => write!(f, "{why} at offset {}", self.offset),
+            Cause::Reserved => write!(
+                f,
+                "reserved FE/FF run, which the target cannot hold, at offset {}",
+                self.offset
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for TranscodeError {}
+
+/// Why [`Transcoder::transcode`] returned without an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// All of the input that can be converted now was: with `last`, all of
+    /// it; without, all but a tail of up to 5 bytes that more input may
+    /// complete (up to 7 at the start of Corrected UTF-8, which may be the
+    /// beginning of the magic number), to be passed again at the start of
+    /// the next call.
+    InputEmpty,
+    /// The output is full; call again with the rest of the input.
+    OutputFull,
+}
+
+/// What one call of [`Transcoder::transcode`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Progress {
+    /// Input bytes consumed.
+    pub read: usize,
+    /// Output bytes written.
+    pub written: usize,
+    /// Why it returned, or the error that stopped it (its offset counts
+    /// from the start of the whole stream).
+    pub result: Result<Status, TranscodeError>,
+}
+
+/// Where converted bytes go: a caller's slice or a growing vector.
+trait Sink {
+    /// How many more bytes fit.
+    fn room(&self) -> usize;
+    /// Appends `bytes` (at most `room()` of them).
+    fn put(&mut self, bytes: &[u8]);
+}
+
+/// A caller's buffer and how much of it is written.
+struct SliceSink<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Sink for SliceSink<'_> {
+    fn room(&self) -> usize {
+        self.buf.len() - self.len
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Sink for Vec<u8> {
+    fn room(&self) -> usize {
+        usize::MAX
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// The bytes that may be copied unchanged out of (or into) `dialect`, as
+/// part of valid strict UTF-8: an inclusive range.
+fn unchanged_bytes(dialect: Dialect) -> (u8, u8) {
+    match dialect {
+        Dialect::Cesu8 => (0x00, 0xEF),
+        Dialect::Mutf8 => (0x01, 0xEF),
+        Dialect::Corrected => (0x01, 0x7F),
+        _ => (0x00, 0xFF),
+    }
+}
+
+/// The length of the longest prefix of `bytes` that is valid strict UTF-8
+/// made of bytes in `lo..=hi` only.
+fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
+    let valid = if hi < 0x80 {
+        // Bytes in the range are ASCII: valid whatever they are.
+        bytes.len()
+    } else {
+        match crate::from_utf8(bytes) {
+            Ok(_) => bytes.len(),
+            Err(e) => e.valid_up_to(),
+        }
+    };
+    if lo == 0 && hi == 0xFF {
+        return valid;
+    }
+    let outside = |b: &u8| *b < lo || *b > hi;
+    let mut at = 0;
+    // A block at a time (no early exit inside, so it vectorizes), then the
+    // byte in the block.
+    for block in bytes[..valid].chunks(64) {
+        if block.iter().fold(false, |any, b| any | outside(b)) {
+            return at + block.iter().position(outside).unwrap_or(block.len());
+        }
+        at += block.len();
+    }
+    valid
+}
+
+/// Converts a stream of one dialect into another, a piece at a time, with
+/// an error [`Policy`].
+///
+/// Text that needs no change (ASCII; between the dialects that share
+/// UTF-8's forms, every character but a few) is copied as it is, once the
+/// active vector kernel has found it valid strict UTF-8 made only of bytes
+/// that mean the same in both dialects; from the first byte that differs,
+/// the scalar decoder and encoder convert one code point at a time until a
+/// run of unchanged text hands back to the kernel.
+///
+/// Code points the target cannot hold are errors (or U+FFFD): surrogates
+/// in strict UTF-8, CESU-8 (lone ones) and Corrected UTF-8; code points
+/// above the target's [`max_code_point`](Dialect::max_code_point); C1
+/// controls and U+0000 in Corrected UTF-8; Corrected UTF-8's reserved runs
+/// anywhere else. A lead surrogate right before a trail is joined into
+/// their supplementary code point first (Unicode 3.1's irregular pairs and
+/// modified UTF-8's pairs are read that way by the decoder already; RFC
+/// 2279's surrogates only here, for the targets that would read them as a
+/// pair). Corrected UTF-8's magic number at the start of the input is
+/// skipped, and written at the start of the output when asked for
+/// ([`with_magic_number`](Self::with_magic_number)).
+///
+/// ```
+/// use utf8guard::{Dialect, Policy, Status, Transcoder};
+///
+/// let cesu = b"smile \xED\xA0\xBD\xED\xB8\x80!";
+/// let mut t = Transcoder::new(Dialect::Cesu8, Dialect::Utf8, Policy::Strict);
+/// let mut out = [0u8; 64];
+/// let p = t.transcode(cesu, &mut out, true);
+/// assert_eq!(p.result, Ok(Status::InputEmpty));
+/// assert_eq!(p.read, cesu.len());
+/// assert_eq!(&out[..p.written], "smile 😀!".as_bytes());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Transcoder {
+    from: Dialect,
+    to: Dialect,
+    policy: Policy,
+    write_magic: bool,
+    /// Nothing was read or written yet.
+    at_start: bool,
+    /// Bytes consumed by earlier calls.
+    consumed: usize,
+    /// The last item read was a WTF-8 lead surrogate.
+    after_lead: bool,
+    /// The last item read was a reserved run that reached the end of the
+    /// piece: continuation bytes at the start of the next belong to it.
+    in_run: bool,
+    /// The bytes of U+FFFD in the target.
+    replacement: Encoded,
+}
+
+impl Transcoder {
+    /// A transcoder from `from` to `to`.
+    pub fn new(from: Dialect, to: Dialect, policy: Policy) -> Transcoder {
+        Transcoder {
+            from,
+            to,
+            policy,
+            write_magic: false,
+            at_start: true,
+            consumed: 0,
+            after_lead: false,
+            in_run: false,
+            replacement: to.encode(0xFFFD).expect("every dialect holds U+FFFD"),
+        }
+    }
+
+    /// Writes Corrected UTF-8's magic number at the start of the output
+    /// (when the target is Corrected UTF-8; otherwise no effect).
+    pub fn with_magic_number(mut self, write: bool) -> Transcoder {
+        self.write_magic = write && self.to == Dialect::Corrected;
+        self
+    }
+
+    /// Converts `input` into `output` (which should have room for at least
+    /// 8 bytes: the magic number, or the longest sequence, is written
+    /// whole). `last` says that no input follows:
+    /// without it, a tail that more input may complete is left unread
+    /// ([`Status::InputEmpty`] with `read < input.len()`), to be passed
+    /// again with what follows. After an error, the transcoder must not be
+    /// used again.
+    pub fn transcode(&mut self, input: &[u8], output: &mut [u8], last: bool) -> Progress {
+        let mut sink = SliceSink {
+            buf: output,
+            len: 0,
+        };
+        let (read, result) = self.run(input, &mut sink, last);
+        Progress {
+            read,
+            written: sink.len,
+            result,
+        }
+    }
+
+    /// Converts `input` and appends it to `output`, which grows as needed.
+    /// Returns how much of the input was read (all of it with `last`; see
+    /// [`transcode`](Self::transcode)). On an error, `output` holds the
+    /// conversion of everything before it.
+    #[cfg(feature = "alloc")]
+    pub fn transcode_to_vec(
+        &mut self,
+        input: &[u8],
+        output: &mut Vec<u8>,
+        last: bool,
+    ) -> Result<usize, TranscodeError> {
+        output.reserve(input.len() + input.len() / 2 + 16);
+        let (read, result) = self.run(input, output, last);
+        result.map(|_| read)
+    }
+
+    fn fail(&self, offset: usize, len: Option<usize>, cause: Cause) -> TranscodeError {
+        TranscodeError {
+            offset: self.consumed + offset,
+            len,
+            cause,
+        }
+    }
+
+    /// The engine of both entry points.
+    fn run<S: Sink>(
+        &mut self,
+        input: &[u8],
+        out: &mut S,
+        last: bool,
+    ) -> (usize, Result<Status, TranscodeError>) {
+        let mut at = 0;
+        if self.at_start {
+            if self.from == Dialect::Corrected {
+                if !last && input.len() < MAGIC.len() && MAGIC.starts_with(input) {
+                    return (0, Ok(Status::InputEmpty));
+                }
+                if input.starts_with(MAGIC) {
+                    at = MAGIC.len();
+                }
+            }
+            if self.write_magic {
+                if out.room() < MAGIC.len() {
+                    return (0, Ok(Status::OutputFull));
+                }
+                out.put(MAGIC);
+            }
+            self.at_start = false;
+        }
+        let result = self.convert(input, &mut at, out, last);
+        self.consumed += at;
+        (at, result)
+    }
+
+    fn convert<S: Sink>(
+        &mut self,
+        input: &[u8],
+        at: &mut usize,
+        out: &mut S,
+        last: bool,
+    ) -> Result<Status, TranscodeError> {
+        if self.in_run {
+            let more = input[*at..]
+                .iter()
+                .take_while(|&&b| decode::is_cont(b))
+                .count();
+            if self.to == Dialect::Corrected {
+                let n = more.min(out.room());
+                out.put(&input[*at..*at + n]);
+                *at += n;
+                if n < more {
+                    return Ok(Status::OutputFull);
+                }
+            } else {
+                *at += more;
+            }
+            self.in_run = *at == input.len() && !last;
+        }
+        let range = {
+            let (a, b) = (unchanged_bytes(self.from), unchanged_bytes(self.to));
+            (a.0.max(b.0), a.1.min(b.1))
+        };
+        // Where the slow phase must stop without `last`: a sequence from
+        // there may go on in the next piece.
+        let settled = if last {
+            input.len()
+        } else {
+            input.len().saturating_sub(5)
+        };
+        loop {
+            if !self.after_lead {
+                let end = *at + out.room().min(input.len() - *at);
+                // Without `last`, the prefix may end inside a sequence that
+                // the next piece completes: `from_utf8` stops before it.
+                let n = unchanged_prefix(&input[*at..end], range);
+                out.put(&input[*at..*at + n]);
+                *at += n;
+            }
+            if *at >= settled {
+                return Ok(Status::InputEmpty);
+            }
+            if out.room() == 0 {
+                return Ok(Status::OutputFull);
+            }
+            if let Some(status) = self.slow(input, at, out, settled, last)? {
+                return Ok(status);
+            }
+        }
+    }
+
+    /// Decodes and encodes from `at` until a clean run (returns `None`), the
+    /// end of what may be read (`Some(InputEmpty)`), or a full output.
+    fn slow<S: Sink>(
+        &mut self,
+        input: &[u8],
+        at: &mut usize,
+        out: &mut S,
+        settled: usize,
+        last: bool,
+    ) -> Result<Option<Status>, TranscodeError> {
+        let joins = matches!(
+            self.to,
+            Dialect::Unicode31 | Dialect::Wtf8 | Dialect::Mutf8 | Dialect::Cesu8
+        );
+        let mut items = Decode::resume(self.from, input, *at, self.after_lead);
+        let mut clean = 0;
+        while *at < settled {
+            let Some(item) = items.next() else { break };
+            let mut end = item.offset() + item.len();
+            let encoded;
+            let produced: &[u8] = match item {
+                Decoded::Char { mut code_point, .. } => {
+                    if joins && decode::is_lead(code_point) {
+                        let mut peek = items.clone();
+                        if let Some(Decoded::Char {
+                            code_point: trail,
+                            len: 3,
+                            ..
+                        }) = peek.next()
+                        {
+                            if (0xDC00..0xE000).contains(&trail) {
+                                code_point = decode::combine(code_point, trail);
+                                end += 3;
+                                items = peek;
+                            }
+                        }
+                    }
+                    encoded = match self.to.encode(code_point) {
+                        Ok(enc) => enc,
+                        Err(why) => {
+                            let len = end - item.offset();
+                            self.refuse(item.offset(), Some(len), Cause::Unencodable(why))?
+                        }
+                    };
+                    &encoded
+                }
+                Decoded::Reserved { offset, len } => {
+                    if self.to == Dialect::Corrected {
+                        // Copied as is, in parts if the output is short.
+                        let n = len.min(out.room());
+                        out.put(&input[offset..offset + n]);
+                        *at = offset + n;
+                        self.after_lead = false;
+                        if n < len {
+                            self.in_run = true;
+                            return Ok(Some(Status::OutputFull));
+                        }
+                        if end == input.len() && !last {
+                            self.in_run = true;
+                            return Ok(Some(Status::InputEmpty));
+                        }
+                        clean = 0;
+                        continue;
+                    } else {
+                        encoded = self.refuse(offset, Some(len), Cause::Reserved)?;
+                        &encoded
+                    }
+                }
+                Decoded::Invalid { error, .. } => {
+                    let cause = Cause::Malformed(error.kind());
+                    encoded = self.refuse(error.valid_up_to(), error.error_len(), cause)?;
+                    &encoded
+                }
+            };
+            if produced.len() > out.room() {
+                return Ok(Some(Status::OutputFull));
+            }
+            out.put(produced);
+            self.after_lead = items.after_lead();
+            if matches!(item, Decoded::Reserved { .. }) && end == input.len() && !last {
+                self.in_run = true;
+            }
+            if produced == &input[*at..end] {
+                clean += end - *at;
+            } else {
+                clean = 0;
+            }
+            *at = end;
+            if clean >= CLEAN_RUN && !self.after_lead {
+                return Ok(None);
+            }
+        }
+        Ok(Some(Status::InputEmpty))
+    }
+
+    /// The replacement for an item the target cannot take, or the error.
+    fn refuse(
+        &self,
+        offset: usize,
+        len: Option<usize>,
+        cause: Cause,
+    ) -> Result<Encoded, TranscodeError> {
+        match self.policy {
+            Policy::Strict => Err(self.fail(offset, len, cause)),
+            Policy::Replace => Ok(self.replacement),
+        }
+    }
+}
+
+/// Converts all of `input` from `from` to `to`.
+///
+/// ```
+/// use utf8guard::{transcode, Cause, Dialect, EncodeError, Policy};
+///
+/// // Modified UTF-8 to UTF-8: C0 80 becomes 00, a pair its 4-byte form.
+/// let out = transcode(Dialect::Mutf8, Dialect::Utf8, b"a\xC0\x80\xED\xA0\xBD\xED\xB8\x80", Policy::Strict);
+/// assert_eq!(out.unwrap(), b"a\x00\xF0\x9F\x98\x80");
+///
+/// // A lone surrogate has no UTF-8 form.
+/// let err = transcode(Dialect::Wtf8, Dialect::Utf8, b"ab\xED\xA0\x80", Policy::Strict).unwrap_err();
+/// assert_eq!((err.offset(), err.error_len()), (2, Some(3)));
+/// assert_eq!(err.cause(), Cause::Unencodable(EncodeError::Surrogate));
+/// let out = transcode(Dialect::Wtf8, Dialect::Utf8, b"ab\xED\xA0\x80", Policy::Replace);
+/// assert_eq!(out.unwrap(), "ab\u{FFFD}".as_bytes());
+/// ```
+#[cfg(feature = "alloc")]
+pub fn transcode(
+    from: Dialect,
+    to: Dialect,
+    input: &[u8],
+    policy: Policy,
+) -> Result<Vec<u8>, TranscodeError> {
+    let mut out = Vec::new();
+    Transcoder::new(from, to, policy).transcode_to_vec(input, &mut out, true)?;
+    Ok(out)
+}
+
+/// Converts all of `input` from `from` to a UTF-8 `String`.
+///
+/// ```
+/// use utf8guard::{transcode_to_string, Dialect, Policy};
+///
+/// // Corrected UTF-8: C0 AF is U+00CF.
+/// let text = transcode_to_string(Dialect::Corrected, b"\xC0\xAF!", Policy::Strict).unwrap();
+/// assert_eq!(text, "Ï!");
+/// ```
+#[cfg(feature = "alloc")]
+pub fn transcode_to_string(
+    from: Dialect,
+    input: &[u8],
+    policy: Policy,
+) -> Result<String, TranscodeError> {
+    let bytes = transcode(from, Dialect::Utf8, input, policy)?;
+    // The transcoder wrote strict UTF-8: each code point through the
+    // UTF-8 encoder, or copied after strict validation.
+    Ok(String::from_utf8(bytes).expect("the transcoder writes valid UTF-8"))
+}
+
+/// Converts WTF-8 to potentially ill-formed UTF-16, appending to `out`:
+/// lone surrogates become themselves; with [`Policy::Replace`], each
+/// ill-formed sequence becomes U+FFFD. Offsets in errors count bytes.
+///
+/// ```
+/// use utf8guard::{wtf8_to_utf16, Policy};
+///
+/// let mut units = Vec::new();
+/// wtf8_to_utf16(b"a\xED\xA0\x80\xF0\x9F\x98\x80", Policy::Strict, &mut units).unwrap();
+/// assert_eq!(units, [0x61, 0xD800, 0xD83D, 0xDE00]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn wtf8_to_utf16(
+    input: &[u8],
+    policy: Policy,
+    out: &mut Vec<u16>,
+) -> Result<(), TranscodeError> {
+    out.reserve(input.len());
+    let mut at = 0;
+    let mut after_lead = false;
+    while at < input.len() {
+        // ASCII, without decoding.
+        while let Some(&b) = input.get(at) {
+            if b >= 0x80 {
+                break;
+            }
+            out.push(u16::from(b));
+            at += 1;
+            after_lead = false;
+        }
+        if at == input.len() {
+            break;
+        }
+        let (code_point, len) = match decode::sequence(Dialect::Wtf8, input, at, after_lead) {
+            Some((decode::Unit::Char(cp), len)) => (cp, len),
+            _ => {
+                let item = Decode::resume(Dialect::Wtf8, input, at, after_lead)
+                    .next()
+                    .expect("an item where no sequence starts");
+                let Decoded::Invalid { error, len } = item else {
+                    unreachable!("the decoder found no sequence at {at}")
+                };
+                if policy == Policy::Strict {
+                    return Err(TranscodeError {
+                        offset: at,
+                        len: error.error_len(),
+                        cause: Cause::Malformed(error.kind()),
+                    });
+                }
+                out.push(0xFFFD);
+                at += len;
+                after_lead = false;
+                continue;
+            }
+        };
+        after_lead = decode::is_lead(code_point);
+        if code_point < 0x1_0000 {
+            out.push(code_point as u16);
+        } else {
+            let offset = code_point - 0x1_0000;
+            out.push(0xD800 | (offset >> 10) as u16);
+            out.push(0xDC00 | (offset & 0x3FF) as u16);
+        }
+        at += len;
+    }
+    Ok(())
+}
+
+/// Converts potentially ill-formed UTF-16 to WTF-8, appending to `out`:
+/// surrogate pairs become 4-byte forms, lone surrogates their 3-byte
+/// forms. Never fails: WTF-8 holds every sequence of code units.
+///
+/// ```
+/// use utf8guard::utf16_to_wtf8;
+///
+/// let mut bytes = Vec::new();
+/// utf16_to_wtf8(&[0x61, 0xD83D, 0xDE00, 0xDC00], &mut bytes);
+/// assert_eq!(bytes, b"a\xF0\x9F\x98\x80\xED\xB0\x80");
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
+    out.reserve(input.len() + input.len() / 2);
+    let mut i = 0;
+    while i < input.len() {
+        let unit = u32::from(input[i]);
+        if unit < 0x80 {
+            out.push(unit as u8);
+            i += 1;
+            continue;
+        }
+        let mut code_point = unit;
+        i += 1;
+        if decode::is_lead(unit) {
+            if let Some(&next) = input.get(i) {
+                if (0xDC00..0xE000).contains(&next) {
+                    code_point = decode::combine(unit, u32::from(next));
+                    i += 1;
+                }
+            }
+        }
+        let bytes = Dialect::Wtf8
+            .encode(code_point)
+            .expect("WTF-8 holds every code point up to U+10FFFF");
+        out.extend_from_slice(&bytes);
+    }
+}

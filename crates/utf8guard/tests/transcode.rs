@@ -1,0 +1,425 @@
+//! The transcoders against a reference written from the grammar (decode
+//! each item, then encode it), with exact output bytes and error positions,
+//! on every pair of dialects and both policies; in one piece, in random
+//! pieces, and into small output buffers.
+
+mod common;
+
+use proptest::prelude::*;
+use utf8guard::{
+    transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16, Cause, Decoded, Dialect,
+    EncodeError, ErrorKind, Policy, Status, Transcoder,
+};
+
+const MAGIC: &[u8] = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";
+
+type Outcome = Result<Vec<u8>, (usize, Option<usize>, Cause)>;
+
+/// Decode, then encode, item by item.
+fn reference(from: Dialect, to: Dialect, input: &[u8], policy: Policy, magic: bool) -> Outcome {
+    let items: Vec<Decoded> = from.decode(input).collect();
+    let mut out = Vec::new();
+    if magic && to == Dialect::Corrected {
+        out.extend_from_slice(MAGIC);
+    }
+    let replacement = to.encode(0xFFFD).unwrap();
+    let joins = matches!(
+        to,
+        Dialect::Unicode31 | Dialect::Wtf8 | Dialect::Mutf8 | Dialect::Cesu8
+    );
+    let mut i = 0;
+    while i < items.len() {
+        let item = items[i];
+        i += 1;
+        let refused = match item {
+            Decoded::Char {
+                code_point,
+                len,
+                offset,
+            } => {
+                let (mut cp, mut len) = (code_point, len);
+                if joins && (0xD800..0xDC00).contains(&cp) {
+                    if let Some(Decoded::Char {
+                        code_point: t,
+                        len: 3,
+                        ..
+                    }) = items.get(i)
+                    {
+                        if (0xDC00..0xE000).contains(t) {
+                            cp = 0x1_0000 + ((cp - 0xD800) << 10) + (t - 0xDC00);
+                            len = 6;
+                            i += 1;
+                        }
+                    }
+                }
+                match to.encode(cp) {
+                    Ok(bytes) => {
+                        out.extend_from_slice(&bytes);
+                        None
+                    }
+                    Err(why) => Some((offset, Some(len), Cause::Unencodable(why))),
+                }
+            }
+            Decoded::Reserved { offset, len } if to == Dialect::Corrected => {
+                out.extend_from_slice(&input[offset..offset + len]);
+                None
+            }
+            Decoded::Reserved { offset, len } => Some((offset, Some(len), Cause::Reserved)),
+            Decoded::Invalid { error, .. } => Some((
+                error.valid_up_to(),
+                error.error_len(),
+                Cause::Malformed(error.kind()),
+            )),
+        };
+        if let Some(error) = refused {
+            match policy {
+                Policy::Strict => return Err(error),
+                Policy::Replace => out.extend_from_slice(&replacement),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn outcome(r: Result<Vec<u8>, utf8guard::TranscodeError>) -> Outcome {
+    r.map_err(|e| (e.offset(), e.error_len(), e.cause()))
+}
+
+/// Through the streaming API: `input` in pieces cut at `cuts`, into an
+/// output buffer of `room` bytes.
+fn streamed(
+    from: Dialect,
+    to: Dialect,
+    input: &[u8],
+    policy: Policy,
+    magic: bool,
+    cuts: &[usize],
+    room: usize,
+) -> Outcome {
+    let mut t = Transcoder::new(from, to, policy).with_magic_number(magic);
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; room];
+    let mut pending: Vec<u8> = Vec::new();
+    let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(input.len())).collect();
+    bounds.sort_unstable();
+    bounds.push(input.len());
+    let mut start = 0;
+    for (k, &end) in bounds.iter().enumerate() {
+        let last = k + 1 == bounds.len();
+        pending.extend_from_slice(&input[start..end]);
+        start = end;
+        loop {
+            let p = t.transcode(&pending, &mut buf, last);
+            out.extend_from_slice(&buf[..p.written]);
+            pending.drain(..p.read);
+            match p.result {
+                Err(e) => return Err((e.offset(), e.error_len(), e.cause())),
+                Ok(Status::OutputFull) => {
+                    assert!(p.read > 0 || p.written > 0 || room < 6, "no progress");
+                    continue;
+                }
+                Ok(Status::InputEmpty) => {
+                    if last {
+                        assert!(pending.is_empty(), "{pending:02X?} left at the end");
+                    } else {
+                        assert!(pending.len() <= 7, "{} bytes left", pending.len());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check(from: Dialect, to: Dialect, input: &[u8], cuts: &[usize], room: usize) {
+    for policy in [Policy::Strict, Policy::Replace] {
+        for magic in [false, true] {
+            let expected = reference(from, to, input, policy, magic);
+            let mut t = Transcoder::new(from, to, policy).with_magic_number(magic);
+            let mut got = Vec::new();
+            let r = t.transcode_to_vec(input, &mut got, true);
+            let got = r
+                .map(|_| got)
+                .map_err(|e| (e.offset(), e.error_len(), e.cause()));
+            assert_eq!(got, expected, "{from}->{to} {policy:?} {input:02X?}");
+            if !magic {
+                assert_eq!(outcome(transcode(from, to, input, policy)), expected);
+            }
+            let room = room.max(8);
+            let mut got = streamed(from, to, input, policy, magic, cuts, room);
+            // A reserved run cut by a piece's end is reported as far as it
+            // was seen.
+            if let (Err((o, Some(n), Cause::Reserved)), Err((eo, Some(en), Cause::Reserved))) =
+                (&got, &expected)
+            {
+                if o == eo && n <= en {
+                    got = Err((*o, Some(*en), Cause::Reserved));
+                }
+            }
+            assert_eq!(
+                got, expected,
+                "{from}->{to} {policy:?} streamed {cuts:?} {room} {input:02X?}"
+            );
+        }
+    }
+}
+
+/// Text in `dialect` from code points, ASCII-heavy (so the fast phase
+/// runs), with everything the dialect holds now and then.
+fn text(dialect: Dialect) -> impl Strategy<Value = Vec<u8>> {
+    let max = dialect.max_code_point();
+    let cp = common::code_point(max, 12);
+    prop::collection::vec(cp, 0..120).prop_map(move |cps| {
+        let mut out = Vec::new();
+        for cp in cps {
+            if let Ok(bytes) = dialect.encode(cp) {
+                out.extend_from_slice(&bytes);
+            }
+        }
+        out
+    })
+}
+
+fn dialect() -> impl Strategy<Value = Dialect> {
+    prop::sample::select(Dialect::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn every_pair_matches_the_reference(
+        (from, bytes) in dialect().prop_flat_map(|d| (Just(d), text(d))),
+        to in dialect(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..5u8), 0..3),
+        splice in prop::sample::select(vec![
+            &b"\x00"[..], b"\xC0\x80", b"\xED\xA0\x80", b"\xED\xB0\x80", b"\xED\xA0\xBD\xED\xB8\x80",
+            b"\xF0\x9F\x98\x80", b"\xF8\x88\x80\x80\x80", b"\xFE\x80\x80", b"\xFF", b"\xC2\x85",
+            MAGIC,
+        ]),
+        cuts in prop::collection::vec(0usize..400, 0..4),
+        room in 1usize..40,
+        magic_first in any::<bool>(),
+    ) {
+        let mut bytes = bytes;
+        if magic_first {
+            bytes.splice(0..0, MAGIC.iter().copied());
+        }
+        for (at, byte, how) in edits {
+            let i = at.index(bytes.len() + 1);
+            match how {
+                0 if i < bytes.len() => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                2 | 3 => { bytes.splice(i..i, splice.iter().copied()); }
+                _ => { bytes.truncate(i); }
+            }
+        }
+        check(from, to, &bytes, &cuts, room);
+    }
+
+    #[test]
+    fn utf16_round_trips_and_matches_std(units in prop::collection::vec(prop_oneof![
+        4 => 0u16..0x80, 2 => 0x80u16..0xD800, 2 => 0xD800u16..0xE000, 1 => 0xE000u16..=0xFFFF,
+    ], 0..100)) {
+        let mut wtf8 = Vec::new();
+        utf16_to_wtf8(&units, &mut wtf8);
+        prop_assert!(Dialect::Wtf8.validate(&wtf8));
+        let mut back = Vec::new();
+        wtf8_to_utf16(&wtf8, Policy::Strict, &mut back).unwrap();
+        prop_assert_eq!(&back, &units);
+        if let Ok(s) = String::from_utf16(&units) {
+            prop_assert_eq!(&wtf8, s.as_bytes());
+        }
+    }
+
+    #[test]
+    fn wtf8_to_utf16_matches_the_reference(
+        bytes in text(Dialect::Wtf8),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+    ) {
+        let mut bytes = bytes;
+        for (at, byte) in edits {
+            let i = at.index(bytes.len() + 1);
+            bytes.insert(i, byte);
+        }
+        for policy in [Policy::Strict, Policy::Replace] {
+            let mut expected = Vec::new();
+            let mut error = None;
+            for item in Dialect::Wtf8.decode(&bytes) {
+                match item {
+                    Decoded::Char { code_point, .. } => {
+                        let c = code_point;
+                        if c >= 0x1_0000 {
+                            expected.push((0xD800 + ((c - 0x1_0000) >> 10)) as u16);
+                            expected.push((0xDC00 + ((c - 0x1_0000) & 0x3FF)) as u16);
+                        } else {
+                            expected.push(c as u16);
+                        }
+                    }
+                    Decoded::Invalid { error: e, .. } if policy == Policy::Strict => {
+                        error = Some((e.valid_up_to(), e.error_len(), Cause::Malformed(e.kind())));
+                        break;
+                    }
+                    _ => expected.push(0xFFFD),
+                }
+            }
+            let mut got = Vec::new();
+            let r = wtf8_to_utf16(&bytes, policy, &mut got);
+            match error {
+                Some(e) => prop_assert_eq!(r.map_err(|x| (x.offset(), x.error_len(), x.cause())), Err(e)),
+                None => {
+                    prop_assert!(r.is_ok());
+                    prop_assert_eq!(got, expected);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_bytes_of_each_conversion() {
+    let strict = |from, to, input: &[u8]| transcode(from, to, input, Policy::Strict);
+    let replace = |from, to, input: &[u8]| transcode(from, to, input, Policy::Replace).unwrap();
+    use Dialect::*;
+    // CESU-8 and modified UTF-8 to UTF-8, and back.
+    let pair = b"\xED\xA0\xBD\xED\xB8\x80";
+    assert_eq!(strict(Cesu8, Utf8, pair).unwrap(), "😀".as_bytes());
+    assert_eq!(
+        strict(Utf8, Cesu8, "a😀\0".as_bytes()).unwrap(),
+        b"a\xED\xA0\xBD\xED\xB8\x80\x00"
+    );
+    assert_eq!(
+        strict(Utf8, Mutf8, "a😀\0".as_bytes()).unwrap(),
+        b"a\xED\xA0\xBD\xED\xB8\x80\xC0\x80"
+    );
+    assert_eq!(strict(Mutf8, Utf8, b"\xC0\x80x").unwrap(), b"\x00x");
+    let e = strict(Mutf8, Utf8, b"ab\xED\xB0\x80").unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (2, Some(3), Cause::Unencodable(EncodeError::Surrogate))
+    );
+    assert_eq!(
+        replace(Mutf8, Utf8, b"ab\xED\xB0\x80\x00"),
+        "ab\u{FFFD}\u{FFFD}".as_bytes()
+    );
+    let e = strict(Cesu8, Utf8, b"xy\xF0\x9F\x98\x80").unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (2, Some(1), Cause::Malformed(ErrorKind::FourByteForm))
+    );
+    // Unicode 3.1 to UTF-8 and to WTF-8: irregular pairs join.
+    assert_eq!(strict(Unicode31, Utf8, pair).unwrap(), "😀".as_bytes());
+    assert_eq!(
+        strict(Unicode31, Wtf8, b"\xED\xB8\x80\xED\xA0\xBD").unwrap(),
+        b"\xED\xB8\x80\xED\xA0\xBD"
+    );
+    assert_eq!(strict(Unicode31, Wtf8, pair).unwrap(), "😀".as_bytes());
+    assert_eq!(
+        replace(Unicode31, Utf8, b"\xED\xB8\x80!"),
+        "\u{FFFD}!".as_bytes()
+    );
+    // WTF-8 to UTF-8.
+    // The lead cannot be written; the trail after it is ill formed (its
+    // maximal subpart is the ED), and so are its two continuation bytes.
+    assert_eq!(
+        replace(Wtf8, Utf8, b"\xED\xA0\xBD\xED\xB8\x80"),
+        "\u{FFFD}".repeat(4).as_bytes()
+    );
+    // RFC 2279 to UTF-8.
+    let e = strict(Rfc2279, Utf8, b"ok\xF8\x88\x80\x80\x80").unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (2, Some(5), Cause::Unencodable(EncodeError::TooLarge))
+    );
+    assert_eq!(
+        replace(Rfc2279, Utf8, b"\xF4\x90\x80\x80\xED\xA0\x80z"),
+        "\u{FFFD}\u{FFFD}z".as_bytes()
+    );
+    // Corrected UTF-8 to and from UTF-8.
+    let mut doc = MAGIC.to_vec();
+    doc.extend_from_slice(b"\xC0\xAF\xEC\xBD\xA0\n");
+    assert_eq!(
+        transcode_to_string(Corrected, &doc, Policy::Strict).unwrap(),
+        "Ï\u{E000}\n"
+    );
+    let e = strict(Corrected, Utf8, b"a\xFE\x80\x80b").unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (1, Some(3), Cause::Reserved)
+    );
+    assert_eq!(
+        replace(Corrected, Utf8, b"a\xFE\x80\x80b\xFD\xBF\xBF\xBF\xBF\xBF"),
+        "a\u{FFFD}b\u{FFFD}".as_bytes()
+    );
+    assert_eq!(
+        strict(Utf8, Corrected, "Ï\u{E000}\n".as_bytes()).unwrap(),
+        b"\xC0\xAF\xEC\xBD\xA0\n"
+    );
+    let e = strict(Utf8, Corrected, "ab\u{85}".as_bytes()).unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (2, Some(2), Cause::Unencodable(EncodeError::C1Control))
+    );
+    let e = strict(Utf8, Corrected, b"ab\x00").unwrap_err();
+    assert_eq!(e.cause(), Cause::Unencodable(EncodeError::Nul));
+    let mut t = Transcoder::new(Utf8, Corrected, Policy::Strict).with_magic_number(true);
+    let mut out = Vec::new();
+    t.transcode_to_vec(b"hi\n", &mut out, true).unwrap();
+    assert_eq!(out, [MAGIC, b"hi\n"].concat());
+    // Ill-formed input: one U+FFFD per maximal subpart; the error's place.
+    assert_eq!(
+        replace(Utf8, Cesu8, b"a\xF0\x9F\x98b\xC0\xAFc"),
+        "a\u{FFFD}b\u{FFFD}\u{FFFD}c".as_bytes()
+    );
+    let e = strict(Utf8, Cesu8, b"abc\xE2\x82").unwrap_err();
+    assert_eq!(
+        (e.offset(), e.error_len(), e.cause()),
+        (3, None, Cause::Malformed(ErrorKind::Incomplete))
+    );
+}
+
+#[test]
+fn long_text_is_copied_and_changed_only_where_needed() {
+    // Long runs for the fast phase, with changes at every offset near the
+    // vector blocks' boundaries.
+    for at in 0..200 {
+        let mut cesu = "é".repeat(at / 2).into_bytes();
+        cesu.extend(std::iter::repeat_n(b'x', at % 2));
+        let mut utf8 = cesu.clone();
+        cesu.extend_from_slice(b"\xED\xA0\xBD\xED\xB8\x80");
+        utf8.extend_from_slice("😀".as_bytes());
+        let tail = "Grüße, 世界! ".repeat(20);
+        cesu.extend_from_slice(tail.as_bytes());
+        utf8.extend_from_slice(tail.as_bytes());
+        assert_eq!(
+            transcode(Dialect::Cesu8, Dialect::Utf8, &cesu, Policy::Strict).unwrap(),
+            utf8
+        );
+        assert_eq!(
+            transcode(Dialect::Utf8, Dialect::Cesu8, &utf8, Policy::Strict).unwrap(),
+            cesu
+        );
+        for room in [6, 7, 64] {
+            check(Dialect::Cesu8, Dialect::Utf8, &cesu, &[at, at + 3], room);
+        }
+    }
+}
+
+#[test]
+fn reserved_runs_split_across_pieces() {
+    let mut input = b"a\xFE".to_vec();
+    input.extend(std::iter::repeat_n(0x80, 20));
+    input.extend_from_slice(b"b\xFF\x80");
+    for cut in 0..=input.len() {
+        for to in [Dialect::Utf8, Dialect::Corrected] {
+            for room in [8, 9, 30] {
+                check(Dialect::Corrected, to, &input, &[cut], room);
+            }
+        }
+    }
+    assert_eq!(
+        transcode(Dialect::Corrected, Dialect::Utf8, &input, Policy::Replace).unwrap(),
+        "a\u{FFFD}b\u{FFFD}".as_bytes()
+    );
+}
