@@ -10,7 +10,7 @@
 //! without its first and last thousand rows.
 //!
 //! ```
-//! use utf8guard_bench_columns::{binary_column, Lengths, Pools, Text, Variant};
+//! use utf8guard_bench_columns::{binary_column, Array, Lengths, Pools, Text, Variant};
 //!
 //! let pools = Pools::generated();
 //! let column = binary_column(&pools, Lengths::Short, Text::NonAscii, Variant::Nulls, 1000, 7);
