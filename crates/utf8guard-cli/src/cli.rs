@@ -183,6 +183,12 @@ pub enum Command {
     /// Write a copy of the input with every invalid sequence replaced by U+FFFD
     #[command(long_about = REPAIR_ABOUT, after_long_help = REPAIR_AFTER)]
     Repair(RepairArgs),
+    /// Convert between members of the UTF-8 family, and UTF-16
+    #[command(long_about = crate::convert::ABOUT, after_long_help = crate::convert::AFTER)]
+    Convert(crate::convert::ConvertArgs),
+    /// Check Corrected UTF-8 documents against the rules of its specification
+    #[command(long_about = crate::lint::ABOUT, after_long_help = crate::lint::AFTER)]
+    Lint(crate::lint::LintArgs),
     /// Show the version, the CPU features found, the kernels and which one runs
     #[command(long_about = INFO_ABOUT)]
     Info,

@@ -6,9 +6,11 @@
 
 mod check;
 mod cli;
+mod convert;
 mod family;
 mod info;
 mod json;
+mod lint;
 mod position;
 mod progress;
 mod repair;
@@ -55,6 +57,11 @@ fn main() -> ExitCode {
             )),
             (Ok(_), _) => repair::run(&args),
         },
+        Some(Command::Convert(args)) => match choose_kernel(None) {
+            Err(message) => usage_error(&message),
+            Ok(_) => convert::run(&args),
+        },
+        Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Check(args)) => run_check(&args),
         None => run_check(&cli.check),
     };
