@@ -5,18 +5,9 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_utf8guard");
-
-/// Corrected UTF-8's magic number.
-const MAGIC: &[u8] = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";
-
-fn cmd() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("UTF8GUARD_KERNEL");
-    c
-}
+use common::{cmd, MAGIC};
 
 /// `convert --from FROM --to TO [extra]` on standard input: (status,
 /// stdout, stderr).

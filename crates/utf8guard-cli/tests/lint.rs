@@ -3,19 +3,10 @@
 
 use std::fs;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{cmd, MAGIC};
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_utf8guard");
-
-/// Corrected UTF-8's magic number.
-const MAGIC: &[u8] = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";
-
-fn cmd() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("UTF8GUARD_KERNEL");
-    c
-}
 
 #[test]
 fn a_conforming_document_is_clean() {
