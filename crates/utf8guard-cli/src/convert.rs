@@ -67,7 +67,7 @@ Exit status:
 /// Options of `convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// The encoding of the input (see below for the names)
+    /// The encoding of the input (names: see --help)
     #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
     pub from: Format,
 
