@@ -285,3 +285,77 @@ fn a_failing_write_is_reported() {
         .code(2)
         .stderr("utf8guard: /dev/full: write error: No space left on device\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_output_keeps_its_permissions_and_a_link_its_target() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    fs::write(&input, "😀\n").unwrap();
+    let real = dir.path().join("real.cesu");
+    fs::write(&real, b"old").unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.path().join("link.cesu");
+    symlink(&real, &link).unwrap();
+    cmd()
+        .args(["convert", "-f", "utf-8", "-t", "cesu-8"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&link)
+        .assert()
+        .code(0);
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read(&real).unwrap(), b"\xED\xA0\xBD\xED\xB8\x80\n");
+    let mode = fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // A link to the input is the input.
+    let to_input = dir.path().join("to-input");
+    symlink(&input, &to_input).unwrap();
+    cmd()
+        .args(["convert", "-f", "utf-8", "-t", "cesu-8"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&to_input)
+        .assert()
+        .code(2);
+    assert_eq!(fs::read(&input).unwrap(), "😀\n".as_bytes());
+}
+
+/// A write that fails halfway (the file size limit, with SIGXFSZ ignored,
+/// makes it fail with EFBIG) leaves neither OUT nor the temporary file.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_write_that_fails_halfway_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    fs::write(&input, "é".repeat(200_000)).unwrap();
+    let out = dir.path().join("out.cesu");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{}' convert -f utf-8 -t cesu-8 '{}' -o '{}'",
+        env!("CARGO_BIN_EXE_utf8guard"),
+        input.display(),
+        out.display()
+    );
+    let result = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env_remove("UTF8GUARD_KERNEL")
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(result.stderr).unwrap(),
+        format!(
+            "utf8guard: {}: write error: File too large\n",
+            out.display()
+        )
+    );
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["big.txt"]);
+}
