@@ -734,6 +734,25 @@ mod tests {
             same_at_every_step("cesu-8", "utf-8", false, cesu),
             Ok("smile 😀!".as_bytes().to_vec())
         );
+        // Corrected UTF-8: the magic number dropped, or written, and a
+        // reserved run kept, whatever the reads.
+        let corrected = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A\xC0\xAF\xFE\x80\x80\x80!";
+        assert_eq!(
+            same_at_every_step("corrected-utf-8", "corrected-utf-8", false, corrected),
+            Ok(b"\xC0\xAF\xFE\x80\x80\x80!".to_vec())
+        );
+        assert_eq!(
+            same_at_every_step("corrected-utf-8", "utf-8", true, corrected),
+            Ok("Ï\u{FFFD}!".as_bytes().to_vec())
+        );
+        assert_eq!(
+            same_at_every_step("corrected-utf-8", "utf-8", false, corrected),
+            Err(
+                "cannot convert to UTF-8 at byte 10: reserved FE/FF run, which only Corrected \
+                 UTF-8 holds"
+                    .into()
+            )
+        );
         assert_eq!(
             same_at_every_step("cesu-8", "utf-8", false, b"ok\xED\xA0\xBDx"),
             Err("invalid CESU-8 at byte 2: surrogate that is not half of a surrogate pair".into())
