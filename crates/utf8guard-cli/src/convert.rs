@@ -373,16 +373,22 @@ impl Converter {
             Converter::ToUtf16 { first, stage } => match first {
                 None => stage.feed(input, last, out),
                 Some((t, mid)) => {
-                    let read = t.transcode_to_vec(input, mid, last).map_err(|e| {
+                    let first_result = t.transcode_to_vec(input, mid, last);
+                    // Valid WTF-8 now: the second stage finds no error. On
+                    // an error of the first, `mid` holds whole characters:
+                    // all of it goes through.
+                    let done = match first_result {
+                        Ok(read) => last && read == input.len(),
+                        Err(_) => true,
+                    };
+                    let used = stage.feed(mid, done, out)?;
+                    mid.drain(..used);
+                    first_result.map_err(|e| {
                         let to = Format::Utf16 {
                             big_endian: stage.big_endian,
                         };
                         Failure::Input(transcode_message(&e, Format::Family(Dialect::Utf8), to))
-                    })?;
-                    // Valid WTF-8 now: the second stage finds no error.
-                    let used = stage.feed(mid, last && read == input.len(), out)?;
-                    mid.drain(..used);
-                    Ok(read)
+                    })
                 }
             },
             Converter::FromUtf16(stage) => stage.feed(input, last, out),
@@ -403,8 +409,12 @@ impl Converter {
             len += n;
             let last = n == 0;
             out.clear();
-            let read = self.feed(&buf[..len], last, &mut out)?;
+            // On an error, `out` holds the conversion of what came before
+            // it, which goes out first (to standard output; a file is
+            // removed anyway).
+            let fed = self.feed(&buf[..len], last, &mut out);
             writer.write_all(&out).map_err(Failure::Write)?;
+            let read = fed?;
             if last {
                 return Ok(());
             }
@@ -479,7 +489,10 @@ impl Wtf8ToUtf16 {
     fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
         let cut = if last { input.len() } else { wtf8_cut(input) };
         self.units.clear();
-        utf8guard::wtf8_to_utf16(&input[..cut], self.policy, &mut self.units).map_err(|e| {
+        let result = utf8guard::wtf8_to_utf16(&input[..cut], self.policy, &mut self.units);
+        // The units before an error too.
+        put_units(&self.units, self.big_endian, out);
+        result.map_err(|e| {
             let at = self.consumed + e.offset();
             let Cause::Malformed(kind) = e.cause() else {
                 unreachable!("WTF-8 to UTF-16 fails only on ill-formed input")
@@ -487,7 +500,6 @@ impl Wtf8ToUtf16 {
             let what = family::describe(kind, Dialect::Wtf8);
             Failure::Input(format!("invalid WTF-8 at byte {at}: {what}"))
         })?;
-        put_units(&self.units, self.big_endian, out);
         self.consumed += cut;
         Ok(cut)
     }
@@ -773,6 +785,42 @@ mod tests {
             Some("--magic-number: only Corrected UTF-8 has a magic number, not CESU-8")
         );
         assert!(parse_format("utf-32").is_err());
+    }
+
+    #[test]
+    fn what_comes_before_an_error_is_written() {
+        let cases: [(&str, &str, &[u8], &[u8]); 5] = [
+            ("cesu-8", "utf-8", b"ok\xED\xA0\xBDx", b"ok"),
+            (
+                "utf-8",
+                "utf-16be",
+                b"abcd\xC0xxxxxxxx",
+                b"\x00a\x00b\x00c\x00d",
+            ),
+            // A lead, then a trail where WTF-8 needs the 4-byte form.
+            (
+                "wtf-8",
+                "utf-16le",
+                b"ab\xED\xA0\x80\xED\xB0\x80",
+                b"a\x00b\x00\x00\xD8",
+            ),
+            ("utf-8", "utf-16be", b"a\xC0", b"\x00a"),
+            ("utf-16le", "utf-8", b"a\x00\x00\xD8b\x00", b"a"),
+        ];
+        for (from, to, data, before) in cases {
+            for step in 1..=data.len() {
+                let policy = Policy::Strict;
+                let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
+                let mut c = Converter::new(from_f, to_f, policy, false).unwrap();
+                let mut out = Vec::new();
+                let result = c.stream(Trickle { data, step }, &mut out);
+                assert!(
+                    matches!(result, Err(Failure::Input(_))),
+                    "{from} step {step}"
+                );
+                assert_eq!(out, before, "{from} -> {to}, step {step}");
+            }
+        }
     }
 
     #[test]
