@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -82,37 +82,13 @@ pub fn run(args: &LintArgs) -> u8 {
     } else {
         &args.paths
     };
-    let mut out = io::stdout().lock();
+    let mut out = BufWriter::new(io::stdout().lock());
     let (mut found, mut failed) = (false, false);
     for path in paths {
-        let bytes = read(path);
-        let name = path.display().to_string();
-        let mut text = String::new();
-        match &bytes {
-            Ok(bytes) => {
-                let findings = corrected::lint(bytes);
-                if args.json {
-                    let findings: Vec<Finding> = findings.collect();
-                    found |= !findings.is_empty();
-                    render_json(&name, Ok((bytes.len(), &findings)), &mut text);
-                } else {
-                    for f in findings {
-                        found = true;
-                        render_text(&name, &f, &mut text);
-                    }
-                }
-            }
-            Err(reason) => {
-                failed = true;
-                if args.json {
-                    render_json(&name, Err(reason), &mut text);
-                } else {
-                    eprintln!("utf8guard: {name}: {reason}");
-                }
-            }
-        }
-        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => {}
+        match report(path, args.json, &mut out) {
+            Ok(Verdict::Clean) => {}
+            Ok(Verdict::Findings) => found = true,
+            Ok(Verdict::Unreadable) => failed = true,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return 2,
             Err(e) => {
                 eprintln!(
@@ -128,6 +104,56 @@ pub fn run(args: &LintArgs) -> u8 {
     } else {
         u8::from(found)
     }
+}
+
+/// What one input turned out to be.
+enum Verdict {
+    Clean,
+    Findings,
+    Unreadable,
+}
+
+/// Lints the input at `path` and writes its report (the findings one by
+/// one, as they are found, in text); fails only when `out` does.
+fn report(path: &Path, as_json: bool, out: &mut impl Write) -> io::Result<Verdict> {
+    let name = path.display().to_string();
+    let mut text = String::new();
+    let verdict = match read(path) {
+        Ok(bytes) if as_json => {
+            let findings: Vec<Finding> = corrected::lint(&bytes).collect();
+            render_json(&name, Ok((bytes.len(), &findings)), &mut text);
+            out.write_all(text.as_bytes())?;
+            if findings.is_empty() {
+                Verdict::Clean
+            } else {
+                Verdict::Findings
+            }
+        }
+        Ok(bytes) => {
+            let mut verdict = Verdict::Clean;
+            for f in corrected::lint(&bytes) {
+                verdict = Verdict::Findings;
+                text.clear();
+                render_text(&name, &f, &mut text);
+                out.write_all(text.as_bytes())?;
+            }
+            verdict
+        }
+        Err(reason) if as_json => {
+            render_json(&name, Err(&reason), &mut text);
+            out.write_all(text.as_bytes())?;
+            Verdict::Unreadable
+        }
+        Err(reason) => {
+            // What is reported already goes out first, so that the two
+            // streams interleave in order on a terminal.
+            out.flush()?;
+            eprintln!("utf8guard: {name}: {reason}");
+            Verdict::Unreadable
+        }
+    };
+    out.flush()?;
+    Ok(verdict)
 }
 
 /// The whole input, or why it cannot be read.
