@@ -823,6 +823,123 @@ mod tests {
         }
     }
 
+    /// Inputs made of the fragments where the conversions differ: pairs
+    /// and lone surrogates, `C0 80`, 4-byte forms, reserved runs, stray
+    /// and cut-short bytes, the magic number.
+    fn soup(seed: u64, count: usize) -> Vec<Vec<u8>> {
+        const BITS: [&[u8]; 14] = [
+            b"a",
+            b"\n",
+            b"\xC3\xA9",
+            b"\xE2\x82\xAC",
+            b"\xF0\x9F\x98\x80",
+            b"\xED\xA0\xBD",
+            b"\xED\xB8\x80",
+            b"\xC0\x80",
+            b"\xC0\xAF",
+            b"\xFE\x80\x80",
+            b"\x80",
+            b"\xF0\x9F",
+            b"\x00",
+            b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A",
+        ];
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count)
+            .map(|_| {
+                let len = next() % 24;
+                (0..len)
+                    .flat_map(|_| BITS[(next() % BITS.len() as u64) as usize].iter().copied())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// What `stream` writes and how it ends, reading `step` bytes at a time.
+    fn streamed(c: &mut Converter, data: &[u8], step: usize) -> (Vec<u8>, Option<String>) {
+        let mut out = Vec::new();
+        match c.stream(Trickle { data, step }, &mut out) {
+            Ok(()) => (out, None),
+            Err(Failure::Input(m)) => (out, Some(m)),
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn streaming_matches_the_whole_input_conversion() {
+        let pairs = [
+            (Dialect::Cesu8, Dialect::Utf8),
+            (Dialect::Utf8, Dialect::Cesu8),
+            (Dialect::Mutf8, Dialect::Utf8),
+            (Dialect::Wtf8, Dialect::Utf8),
+            (Dialect::Corrected, Dialect::Utf8),
+            (Dialect::Utf8, Dialect::Corrected),
+            (Dialect::Corrected, Dialect::Corrected),
+        ];
+        for (i, data) in soup(0x9E37_79B9_7F4A_7C15, 300).iter().enumerate() {
+            let step = 1 + i % 7;
+            for (from, to) in pairs {
+                for policy in [Policy::Strict, Policy::Replace] {
+                    let mut c =
+                        Converter::new(Format::Family(from), Format::Family(to), policy, false)
+                            .unwrap();
+                    let (out, error) = streamed(&mut c, data, step);
+                    match utf8guard::transcode(from, to, data, policy) {
+                        Ok(whole) => {
+                            assert_eq!((out, error), (whole, None), "{from}->{to} {data:02X?}")
+                        }
+                        Err(e) => {
+                            let expected =
+                                transcode_message(&e, Format::Family(from), Format::Family(to));
+                            assert_eq!(error, Some(expected), "{from}->{to} {data:02X?}");
+                        }
+                    }
+                }
+            }
+            for policy in [Policy::Strict, Policy::Replace] {
+                let mut c = Converter::new(
+                    Format::Family(Dialect::Wtf8),
+                    Format::Utf16 { big_endian: false },
+                    policy,
+                    false,
+                )
+                .unwrap();
+                let (out, error) = streamed(&mut c, data, step);
+                let mut units = Vec::new();
+                let whole = utf8guard::wtf8_to_utf16(data, policy, &mut units);
+                assert_eq!(error.is_some(), whole.is_err(), "{data:02X?}");
+                if let Err(e) = whole {
+                    assert!(error.unwrap().contains(&format!("at byte {}:", e.offset())));
+                } else {
+                    let mut bytes = Vec::new();
+                    put_units(&units, false, &mut bytes);
+                    assert_eq!(out, bytes, "{data:02X?}");
+                }
+            }
+            // Any bytes are UTF-16 of some units (an odd last byte aside).
+            let even = &data[..data.len() & !1];
+            let mut c = Converter::new(
+                Format::Utf16 { big_endian: true },
+                Format::Family(Dialect::Wtf8),
+                Policy::Strict,
+                false,
+            )
+            .unwrap();
+            let units: Vec<u16> = even
+                .chunks_exact(2)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                .collect();
+            let mut expected = Vec::new();
+            utf8guard::utf16_to_wtf8(&units, &mut expected);
+            assert_eq!(streamed(&mut c, even, step), (expected, None));
+        }
+    }
+
     #[test]
     fn cuts_keep_sequences_and_lead_surrogates_whole() {
         assert_eq!(wtf8_cut(b"ab"), 2);
