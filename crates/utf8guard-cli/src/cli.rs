@@ -72,8 +72,8 @@ Inputs:
   - Files of 1 MiB and more are memory-mapped. If another process truncates
     such a file while it is checked, the system may end utf8guard with
     SIGBUS; if it rewrites it, the report describes the bytes as read.
-  - A file named like a subcommand (check, repair, info, help) is written
-    `./info`, or given after `check`.
+  - A file named like a subcommand (check, repair, convert, lint, info,
+    help) is written `./info`, or given after `check`.
 
 Output closed early: when the reader of standard output goes away (as
 `head` does once it has its lines), utf8guard stops at once, silently, with
@@ -110,8 +110,10 @@ the inputs are given (directory entries in byte order of their names), e.g.
   path          the path as given or found; \"-\" for standard input
   path_exact    false when the path is not valid Unicode: `path` is then a
                 copy with U+FFFD in place of what is not
-  encoding      the --encoding name, e.g. \"cesu-8\"; only when --encoding
-                is given
+  encoding      the --encoding name, e.g. \"cesu-8\" (with auto, the one
+                chosen for the input); only when --encoding is given
+  note          with --encoding auto, when the input starts with a UTF-8
+                byte order mark: that it does; absent otherwise
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
   bytes         size of the input in bytes; for a stream whose reading
                 stopped at its last error reported, the bytes read; for
@@ -183,6 +185,12 @@ pub enum Command {
     /// Write a copy of the input with every invalid sequence replaced by U+FFFD
     #[command(long_about = REPAIR_ABOUT, after_long_help = REPAIR_AFTER)]
     Repair(RepairArgs),
+    /// Convert between members of the UTF-8 family, and UTF-16
+    #[command(long_about = crate::convert::ABOUT, after_long_help = crate::convert::AFTER)]
+    Convert(crate::convert::ConvertArgs),
+    /// Check Corrected UTF-8 documents against the rules of its specification
+    #[command(long_about = crate::lint::ABOUT, after_long_help = crate::lint::AFTER)]
+    Lint(crate::lint::LintArgs),
     /// Show the version, the CPU features found, the kernels and which one runs
     #[command(long_about = INFO_ABOUT)]
     Info,
@@ -295,10 +303,10 @@ pub struct CheckArgs {
         short,
         long,
         value_name = "NAME",
-        value_parser = parse_encoding,
+        value_parser = crate::auto::parse,
         long_help = encoding_help()
     )]
-    pub encoding: Option<Dialect>,
+    pub encoding: Option<crate::auto::Encoding>,
 
     /// Print statistics on stderr at the end
     ///
@@ -377,7 +385,7 @@ pub struct RepairArgs {
 }
 
 /// Parses `--encoding`: a name of [`Dialect::ALL`] or an alias, in any case.
-fn parse_encoding(name: &str) -> Result<Dialect, String> {
+pub fn parse_encoding(name: &str) -> Result<Dialect, String> {
     Dialect::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
         format!("unknown encoding; known: {}", names.join(", "))
@@ -393,6 +401,14 @@ Check another member of the UTF-8 family instead of strict UTF-8:
     for d in Dialect::ALL {
         help.push_str(&format!("  {:<16} {}\n", d.name(), d.summary()));
     }
+    help.push_str(&format!(
+        "  {:<16} {}\n",
+        "auto",
+        "chosen per input: corrected-utf-8 when it starts with the magic
+                   number; else utf-8 (a UTF-8 byte order mark is noted: in
+                   JSON, `note`); a UTF-16 or UTF-32 byte order mark is one
+                   message, status 2, instead of a list of errors"
+    ));
     help.push_str(
         "\
 Names are taken in any case, with aliases such as utf8, cesu8, java,

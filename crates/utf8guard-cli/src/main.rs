@@ -4,11 +4,14 @@
 //! Run `utf8guard --help` for the options, the exit status, the handling of
 //! special inputs and the JSON schema.
 
+mod auto;
 mod check;
 mod cli;
+mod convert;
 mod family;
 mod info;
 mod json;
+mod lint;
 mod position;
 mod progress;
 mod repair;
@@ -55,6 +58,11 @@ fn main() -> ExitCode {
             )),
             (Ok(_), _) => repair::run(&args),
         },
+        Some(Command::Convert(args)) => match choose_kernel(None) {
+            Err(message) => usage_error(&message),
+            Ok(_) => convert::run(&args),
+        },
+        Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Check(args)) => run_check(&args),
         None => run_check(&cli.check),
     };
@@ -151,7 +159,10 @@ fn run_check(args: &CheckArgs) -> u8 {
         count_chars: args.stats,
         parallel: jobs > 1,
         positions: matches!(mode, Mode::Text | Mode::Json),
-        dialect: args.encoding.unwrap_or(Dialect::Utf8),
+        dialect: args
+            .encoding
+            .and_then(auto::Encoding::named)
+            .unwrap_or(Dialect::Utf8),
         hints: matches!(mode, Mode::Text | Mode::Json),
     };
 
@@ -190,6 +201,9 @@ fn run_check(args: &CheckArgs) -> u8 {
             // The report can no longer be written: skip the work. The
             // placeholder is never shown.
             return Outcome::stdin();
+        }
+        if args.encoding == Some(auto::Encoding::Auto) {
+            return auto::check(input, &opts, &progress);
         }
         match input {
             Input::Stdin => check::check_stdin(&opts, &progress),
@@ -276,8 +290,9 @@ struct Printer<'a> {
     limit: Limit,
     /// The byte after each path of a list: a newline, or NUL with --null.
     list_end: u8,
-    /// `--encoding`, when given: named in JSON.
-    encoding: Option<Dialect>,
+    /// `--encoding`, when given: named in JSON (with `auto`, the one
+    /// chosen for each input).
+    encoding: Option<auto::Encoding>,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -292,7 +307,7 @@ impl<'a> Printer<'a> {
         mode: Mode,
         limit: Limit,
         list_end: u8,
-        encoding: Option<Dialect>,
+        encoding: Option<auto::Encoding>,
         progress: &'a Progress,
     ) -> Printer<'a> {
         let stdout = io::stdout();
@@ -358,7 +373,11 @@ impl<'a> Printer<'a> {
         }
         if self.mode == Mode::Json {
             let mut json = String::new();
-            outcome.render_json(self.encoding, &mut json);
+            let encoding = match self.encoding {
+                Some(auto::Encoding::Auto) => Some(outcome.dialect),
+                named => named.and_then(auto::Encoding::named),
+            };
+            outcome.render_json(encoding, &mut json);
             text = json.into_bytes();
         }
         if text.is_empty() {

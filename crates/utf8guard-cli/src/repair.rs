@@ -126,14 +126,16 @@ enum Failure {
     Write(io::Error),
 }
 
+/// `a` and `b` are the metadata of the same file (on Unix: its device and
+/// inode; elsewhere never known, so `false`).
 #[cfg(unix)]
-fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+pub fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 #[cfg(not(unix))]
-fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+pub fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
     false
 }
 
@@ -223,13 +225,13 @@ fn repair_stream_with(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A reader that hands out at most `step` bytes per read.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
+    pub(crate) struct Trickle<'a> {
+        pub(crate) data: &'a [u8],
+        pub(crate) step: usize,
     }
 
     impl Read for Trickle<'_> {

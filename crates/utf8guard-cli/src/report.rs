@@ -590,6 +590,9 @@ pub struct Outcome {
     /// For an invalid input: the other dialects that accept all of it,
     /// from the most specific (empty when not looked for).
     pub valid_in: Vec<Dialect>,
+    /// What `--encoding auto` noted when it chose the encoding (a UTF-8
+    /// byte order mark), shown as a note.
+    pub note: Option<String>,
 }
 
 impl Outcome {
@@ -617,6 +620,7 @@ impl Outcome {
             magic_number: false,
             reserved_run: None,
             valid_in: Vec::new(),
+            note: None,
         }
     }
 
@@ -681,7 +685,7 @@ impl Outcome {
         if let Status::Invalid { findings, more } = &self.status {
             self.render_findings(findings, *more, limit, out);
         }
-        if let Some(note) = self.corrected_note() {
+        for note in self.note.clone().into_iter().chain(self.corrected_note()) {
             out.extend_from_slice(&self.name);
             out.extend_from_slice(format!(": note: {note}\n").as_bytes());
         }
@@ -751,6 +755,10 @@ impl Outcome {
                 Status::Invalid { findings, more } => ("invalid", findings, *more, None),
                 Status::Failed(message) => ("error", &[], More::No, Some(message)),
             };
+        if let Some(note) = &self.note {
+            json::push_key(out, "note", false);
+            json::push_str(out, note);
+        }
         json::push_key(out, "status", false);
         json::push_str(out, status);
         json::push_key(out, "bytes", false);

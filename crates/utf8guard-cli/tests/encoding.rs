@@ -269,7 +269,7 @@ fn an_unknown_encoding_is_a_usage_error_that_lists_the_names() {
         .stdout("")
         .stderr(
             "error: invalid value 'utf-16' for '--encoding <NAME>': unknown encoding; known: \
-             utf-8, unicode-3.1, wtf-8, cesu-8, mutf-8, rfc2279, corrected-utf-8\n\n\
+             utf-8, unicode-3.1, wtf-8, cesu-8, mutf-8, rfc2279, corrected-utf-8, auto\n\n\
              For more information, try '--help'.\n",
         );
 }

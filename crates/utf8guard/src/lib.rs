@@ -35,6 +35,11 @@
 //! assert!(!Dialect::Cesu8.validate("😀".as_bytes()));
 //! ```
 //!
+//! [`Dialect::decode`] reads any of them as code points, [`Transcoder`]
+//! converts between them (and [`wtf8_to_utf16`] to UTF-16), and
+//! [`corrected::lint`] checks a Corrected UTF-8 document against the rules
+//! its specification sets beyond the byte grammar.
+//!
 //! # Kernels
 //!
 //! [`validate`] and [`from_utf8`] run the fastest kernel the CPU supports
@@ -66,6 +71,7 @@ extern crate alloc;
 mod batch;
 mod chunks;
 pub mod compat;
+pub mod corrected;
 mod decode;
 mod dialect;
 mod dispatch;

@@ -1,0 +1,199 @@
+//! `check --encoding auto`: the encoding of each input chosen by its first
+//! bytes.
+//!
+//! - Corrected UTF-8's magic number (`EF B7 9D ED B2 AE 00 0A`) selects
+//!   `corrected-utf-8`;
+//! - a UTF-8 byte order mark (`EF BB BF`) is noted, and the input checked
+//!   as UTF-8 (the mark is U+FEFF, valid UTF-8);
+//! - a UTF-16 or UTF-32 byte order mark makes the input one that cannot be
+//!   checked: a single message says what it is, instead of an error per
+//!   zero byte;
+//! - anything else is checked as UTF-8.
+
+use std::fs::File;
+use std::io::{self, Cursor, Read};
+use std::path::Path;
+
+use utf8guard::Dialect;
+
+use crate::check::{self, ScanOptions};
+use crate::family::MAGIC;
+use crate::progress::Progress;
+use crate::report::Outcome;
+use crate::sniff::{self, Nature};
+use crate::walk::Input;
+
+/// What `check --encoding` was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// A member of the UTF-8 family.
+    Named(Dialect),
+    /// Chosen per input by its first bytes.
+    Auto,
+}
+
+impl Encoding {
+    /// The dialect named, if one was.
+    pub fn named(self) -> Option<Dialect> {
+        match self {
+            Encoding::Named(d) => Some(d),
+            Encoding::Auto => None,
+        }
+    }
+}
+
+/// Parses `check --encoding`: `auto`, or a name of the family.
+pub fn parse(name: &str) -> Result<Encoding, String> {
+    if name.eq_ignore_ascii_case("auto") {
+        return Ok(Encoding::Auto);
+    }
+    crate::cli::parse_encoding(name)
+        .map(Encoding::Named)
+        .map_err(|e| format!("{e}, auto"))
+}
+
+/// The UTF-8 byte order mark.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What the first bytes of an input choose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Choice {
+    /// Check as this dialect, with a note for the report, if any.
+    Check(Dialect, Option<String>),
+    /// Do not check: the reason.
+    Refuse(String),
+}
+
+/// The choice for an input that starts with `head` (its first 8 bytes, or
+/// all of it if shorter).
+fn choose(head: &[u8]) -> Choice {
+    if head.starts_with(&MAGIC) {
+        return Choice::Check(Dialect::Corrected, None);
+    }
+    if head.starts_with(UTF8_BOM) {
+        return Choice::Check(
+            Dialect::Utf8,
+            Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into()),
+        );
+    }
+    if let Some(Nature::Unicode {
+        encoding,
+        bom: Some(bom),
+    }) = sniff::sniff(head)
+    {
+        let convert = if encoding.starts_with("UTF-16") {
+            format!(
+                "; `utf8guard convert --from {} --to utf-8` converts it",
+                encoding.to_ascii_lowercase()
+            )
+        } else {
+            String::new()
+        };
+        return Choice::Refuse(format!(
+            "{encoding} text (byte order mark {}), not UTF-8: not checked{convert}",
+            crate::report::hex(bom)
+        ));
+    }
+    Choice::Check(Dialect::Utf8, None)
+}
+
+/// Reads up to 8 bytes from `reader`: fewer only at its end.
+fn read_head(reader: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(MAGIC.len());
+    reader.take(MAGIC.len() as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Checks one input with the encoding its first bytes choose.
+pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome {
+    let (path, outcome) = match input {
+        Input::Stdin => (Path::new("-"), Outcome::stdin()),
+        Input::File { path, .. } | Input::Stream { path } => (path.as_path(), Outcome::named(path)),
+        Input::Failed { path, reason } => return Outcome::failed(path, reason.clone()),
+    };
+    let failed = |e: io::Error| Outcome::failed(path, crate::io_message(&e));
+    let choose_for = |head: &[u8]| match choose(head) {
+        Choice::Check(dialect, note) => Ok((ScanOptions { dialect, ..*opts }, note)),
+        Choice::Refuse(reason) => Err(reason),
+    };
+    match input {
+        Input::File { .. } => {
+            // A regular file is read again from its start.
+            let head = File::open(path).and_then(|mut f| read_head(&mut f));
+            let (opts, note) = match head.map(|h| choose_for(&h)) {
+                Ok(Ok(chosen)) => chosen,
+                Ok(Err(reason)) => return Outcome::failed(path, reason),
+                Err(e) => return failed(e),
+            };
+            let mut outcome = check::check_path(path, &opts, progress);
+            outcome.note = note;
+            outcome
+        }
+        _ => {
+            // A stream: the bytes read to choose go first to the check.
+            let mut reader: Box<dyn Read> = match input {
+                Input::Stdin => Box::new(io::stdin().lock()),
+                _ => match File::open(path) {
+                    Ok(f) => Box::new(f),
+                    Err(e) => return failed(e),
+                },
+            };
+            let head = match read_head(&mut reader) {
+                Ok(head) => head,
+                Err(e) => return failed(e),
+            };
+            let (opts, note) = match choose_for(&head) {
+                Ok(chosen) => chosen,
+                Err(reason) => return Outcome::failed(path, reason),
+            };
+            let reader = Cursor::new(head).chain(reader);
+            let mut outcome = crate::stream::check_reader(reader, outcome, &opts, progress);
+            outcome.note = note;
+            outcome
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_bytes_choose() {
+        assert_eq!(choose(&MAGIC), Choice::Check(Dialect::Corrected, None));
+        assert_eq!(choose(b"plain"), Choice::Check(Dialect::Utf8, None));
+        assert_eq!(choose(b""), Choice::Check(Dialect::Utf8, None));
+        // A prefix of the magic number is not it.
+        assert_eq!(choose(&MAGIC[..7]), Choice::Check(Dialect::Utf8, None));
+        assert_eq!(
+            choose(b"\xEF\xBB\xBFx"),
+            Choice::Check(
+                Dialect::Utf8,
+                Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into())
+            )
+        );
+        assert_eq!(
+            choose(b"\xFF\xFEa\x00"),
+            Choice::Refuse(
+                "UTF-16LE text (byte order mark FF FE), not UTF-8: not checked; \
+                 `utf8guard convert --from utf-16le --to utf-8` converts it"
+                    .into()
+            )
+        );
+        assert_eq!(
+            choose(b"\x00\x00\xFE\xFF"),
+            Choice::Refuse(
+                "UTF-32BE text (byte order mark 00 00 FE FF), not UTF-8: not checked".into()
+            )
+        );
+    }
+
+    #[test]
+    fn auto_or_a_name() {
+        assert_eq!(parse("AUTO"), Ok(Encoding::Auto));
+        assert_eq!(parse("cesu8"), Ok(Encoding::Named(Dialect::Cesu8)));
+        assert!(parse("latin-1")
+            .unwrap_err()
+            .ends_with("corrected-utf-8, auto"));
+    }
+}

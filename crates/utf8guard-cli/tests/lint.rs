@@ -1,0 +1,107 @@
+//! `utf8guard lint`: the Corrected UTF-8 document rules, in text and JSON,
+//! with their exit statuses.
+
+use std::fs;
+
+mod common;
+
+use common::{cmd, MAGIC};
+use serde_json::Value;
+
+#[test]
+fn a_conforming_document_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("ok.txt");
+    fs::write(&doc, [MAGIC, b"one\n\xC0\xAFtwo\n"].concat()).unwrap();
+    cmd()
+        .arg("lint")
+        .arg(&doc)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+}
+
+#[test]
+fn each_finding_on_its_own_line() {
+    let doc = [MAGIC, b"a\r\n\tb\x00"].concat();
+    cmd()
+        .arg("lint")
+        .write_stdin(doc)
+        .assert()
+        .code(1)
+        .stderr("")
+        .stdout(
+            "-:2:2: SHOULD (carriage-return) at byte 9: U+000D CARRIAGE RETURN, which should not appear\n\
+             -:3:1: SHOULD (control) at byte 11: C0 control U+0009, which should not appear\n\
+             -:3:3: MUST (nul) at byte 13: U+0000, which must not appear outside the magic number\n\
+             -:3:4: SHOULD (final-newline) at byte 14: the last character is not U+000A\n",
+        );
+    cmd()
+        .args(["lint", "-"])
+        .write_stdin(&b"x\n"[..])
+        .assert()
+        .code(1)
+        .stdout(
+            "-:1:1: SHOULD (magic-number) at byte 0: the file does not start with the magic \
+             number EF B7 9D ED B2 AE 00 0A\n",
+        );
+}
+
+#[test]
+fn json_one_object_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.txt");
+    let bad = dir.path().join("bad.txt");
+    fs::write(&good, [MAGIC, b"fine\n"].concat()).unwrap();
+    fs::write(&bad, [MAGIC, b"\x80\n"].concat()).unwrap();
+    let missing = dir.path().join("missing.txt");
+    let out = cmd()
+        .args(["lint", "--json"])
+        .args([&good, &bad, &missing])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let reports: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), 3);
+    assert_eq!(reports[0]["status"], "clean");
+    assert_eq!(reports[0]["bytes"], 13);
+    assert_eq!(reports[0]["findings"], serde_json::json!([]));
+    assert_eq!(reports[1]["status"], "findings");
+    assert_eq!(
+        reports[1]["findings"],
+        serde_json::json!([{
+            "offset": 8, "length": 1, "line": 2, "column": 1, "level": "MUST",
+            "rule": "ill-formed",
+            "description": "not well-formed Corrected UTF-8: unexpected continuation byte"
+        }])
+    );
+    assert_eq!(reports[2]["status"], "error");
+    assert_eq!(reports[2]["error"], "No such file or directory");
+    assert_eq!(out.stderr, b"");
+}
+
+#[test]
+fn an_unreadable_input_is_status_2_and_the_others_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    fs::write(&bad, [MAGIC, b"x"].concat()).unwrap();
+    cmd()
+        .arg("lint")
+        .arg(dir.path())
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "utf8guard: {}: is a directory\n",
+            dir.path().display()
+        ))
+        .stdout(format!(
+            "{}:2:2: SHOULD (final-newline) at byte 9: the last character is not U+000A\n",
+            bad.display()
+        ));
+}
