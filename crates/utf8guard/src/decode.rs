@@ -110,6 +110,10 @@ pub struct Decode<'a> {
     /// The item before `pos` was a WTF-8 lead surrogate.
     after_lead: bool,
     magic: bool,
+    /// Offset 0 of `bytes` is the start of the document, where an input
+    /// that is a proper prefix of Corrected UTF-8's magic number ends
+    /// inside it.
+    document_start: bool,
     done: bool,
 }
 
@@ -122,19 +126,29 @@ impl<'a> Decode<'a> {
             pos: if magic { MAGIC.len() } else { 0 },
             after_lead: false,
             magic,
+            document_start: true,
             done: false,
         }
     }
 
-    /// Decoding from `pos`, a point between sequences that is not the start
-    /// of the input (no magic number), after a WTF-8 lead surrogate or not.
-    pub(crate) fn resume(dialect: Dialect, bytes: &'a [u8], pos: usize, after_lead: bool) -> Self {
+    /// Decoding from `pos`, a point between sequences past any magic
+    /// number, after a WTF-8 lead surrogate or not; `document_start` when
+    /// offset 0 of `bytes` is the start of the document (a piece of a
+    /// stream after the first is not).
+    pub(crate) fn resume(
+        dialect: Dialect,
+        bytes: &'a [u8],
+        pos: usize,
+        after_lead: bool,
+        document_start: bool,
+    ) -> Self {
         Decode {
             dialect,
             bytes,
             pos,
             after_lead,
             magic: false,
+            document_start,
             done: false,
         }
     }
@@ -167,10 +181,13 @@ impl<'a> Decode<'a> {
             }
         }
         let mut invalid = pin(automaton, self.bytes, at, state);
-        // A proper prefix of the magic number may still become it.
+        // A document that is a proper prefix of the magic number ends
+        // inside it.
         if self.dialect == Dialect::Corrected
+            && self.document_start
             && !self.magic
             && !self.bytes.is_empty()
+            && self.bytes.len() < MAGIC.len()
             && MAGIC.starts_with(self.bytes)
         {
             invalid = Invalid {

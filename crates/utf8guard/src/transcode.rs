@@ -424,7 +424,7 @@ impl Transcoder {
             self.to,
             Dialect::Unicode31 | Dialect::Wtf8 | Dialect::Mutf8 | Dialect::Cesu8
         );
-        let mut items = Decode::resume(self.from, input, *at, self.after_lead);
+        let mut items = Decode::resume(self.from, input, *at, self.after_lead, self.consumed == 0);
         let mut clean = 0;
         while *at < settled {
             let Some(item) = items.next() else { break };
@@ -604,7 +604,7 @@ pub fn wtf8_to_utf16(
         let (code_point, len) = match decode::sequence(Dialect::Wtf8, input, at, after_lead) {
             Some((decode::Unit::Char(cp), len)) => (cp, len),
             _ => {
-                let item = Decode::resume(Dialect::Wtf8, input, at, after_lead)
+                let item = Decode::resume(Dialect::Wtf8, input, at, after_lead, at == 0)
                     .next()
                     .expect("an item where no sequence starts");
                 let Decoded::Invalid { error, len } = item else {
