@@ -432,7 +432,7 @@ mod tests {
             b"\xFD\xBF\xBF\xBF\xBF\xBF\xF8\x88\x80\x80\x80e",
             b"\xFC\x80\x80\x80\x80\x80\xFE\x80\x80f",
         ];
-        let block = super::lookup::BLOCK;
+        let block = BLOCK;
         let mut lengths = std::vec::Vec::new();
         for edge in [16, 32, block, 2 * block + 3] {
             lengths.extend(edge - 1..=edge + 5);
