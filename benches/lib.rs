@@ -34,6 +34,7 @@ use criterion::Criterion;
 
 pub mod inputs;
 pub mod paired;
+pub mod runner;
 
 /// The environment variable that selects the mode: `quick` or `full`
 /// (the default).

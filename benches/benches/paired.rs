@@ -43,7 +43,8 @@ use std::borrow::Cow;
 
 use utf8guard::{par, Dialect, Kernel, StreamValidator};
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
-use utf8guard_bench::paired::{Comparison, Runner};
+use utf8guard_bench::paired::Comparison;
+use utf8guard_bench::runner::Runner;
 use utf8guard_bench::{assert_agrees, for_each_validator, Mode, Validator, Verdict, Visit};
 
 /// The implementations the report's headline compares (no forced kernel:

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use arrow_array::{BinaryViewArray, RecordBatch, StringArray};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
-use utf8guard_bench::paired::{Comparison, Runner};
+use utf8guard_bench::paired::Comparison;
+use utf8guard_bench::runner::Runner;
 use utf8guard_bench::Mode;
 use utf8guard_bench_columns::{binary_column, damaged, Array, Lengths, Pools, Text, Variant};
 
