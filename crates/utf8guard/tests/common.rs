@@ -6,6 +6,41 @@
 use utf8guard::{Dialect, ErrorKind, Kernel};
 use utf8guard_dfa::{Automaton, Fault};
 
+/// The code points where the dialects' encodings change: each length's
+/// first and last, Corrected UTF-8's offsets and gaps, the surrogates, the
+/// highest of each dialect and the first past it.
+pub const CODE_POINT_EDGES: &[u32] = &[
+    0x7F,
+    0x80,
+    0x9F,
+    0xA0,
+    0x7FF,
+    0x800,
+    0x89F,
+    0x8A0,
+    0xD7FF,
+    0xE000,
+    0xFFFF,
+    0x1_0000,
+    0x1_109F,
+    0x1_10A0,
+    0x10_FFFF,
+    0x11_0000,
+    0x1F_FFFF,
+    0x20_0000,
+    0x21_109F,
+    0x21_10A0,
+    0x3FF_FFFF,
+    0x400_0000,
+    0x421_109F,
+    0x421_10A0,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0x8421_109F,
+    0x8421_10A0,
+    u32::MAX,
+];
+
 /// The ill-formed sequences, one or more per cause, as they would appear in
 /// the middle of text.
 pub const MALFORMED: &[(&[u8], ErrorKind)] = &[

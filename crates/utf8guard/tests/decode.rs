@@ -366,40 +366,9 @@ fn every_code_point_up_to_u10ffff_round_trips() {
 
 #[test]
 fn long_dialects_round_trip_at_every_boundary_and_at_random() {
-    let boundaries: &[u32] = &[
-        0x7F,
-        0x80,
-        0x9F,
-        0xA0,
-        0x7FF,
-        0x800,
-        0x89F,
-        0x8A0,
-        0xD7FF,
-        0xE000,
-        0xFFFF,
-        0x1_0000,
-        0x1_109F,
-        0x1_10A0,
-        0x10_FFFF,
-        0x11_0000,
-        0x1F_FFFF,
-        0x20_0000,
-        0x21_109F,
-        0x21_10A0,
-        0x3FF_FFFF,
-        0x400_0000,
-        0x421_109F,
-        0x421_10A0,
-        0x7FFF_FFFF,
-        0x8000_0000,
-        0x8421_109F,
-        0x8421_10A0,
-        u32::MAX,
-    ];
     let mut state = 0x2279_u64;
     for d in [Dialect::Rfc2279, Dialect::Corrected] {
-        for &b in boundaries {
+        for &b in common::CODE_POINT_EDGES {
             for cp in b.saturating_sub(2)..=b.saturating_add(2) {
                 round_trip(d, cp);
             }
