@@ -69,6 +69,21 @@ impl Runner {
             && !excluded.iter().any(|f| id.contains(&f[1..]))
     }
 
+    /// Whether some comparison whose id starts with `group` may be wanted:
+    /// a cheap test before making a group's inputs (an included filter that
+    /// starts with the group, or is part of its name, or none at all).
+    pub fn might_want(&self, group: &str) -> bool {
+        let included: Vec<&String> = self
+            .filters
+            .iter()
+            .filter(|f| !f.starts_with('!'))
+            .collect();
+        included.is_empty()
+            || included
+                .iter()
+                .any(|f| f.starts_with(group) || group.contains(f.as_str()))
+    }
+
     /// Runs `cmp` for `seconds` (scaled by the mode), prints a summary and
     /// writes the outcome.
     pub fn run(&mut self, mut cmp: Comparison<'_>, seconds: f64) {

@@ -8,6 +8,9 @@
 //!   and simdutf on each lipsum file.
 //! - `short-ascii/<n>`, `short-text/<n>` (n = 8, 16, 24, 32): the same
 //!   implementations on 4096 different strings of n bytes, one by one.
+//! - `strings/<class>/<n>`: the same on 4096 strings of each size from 1 B
+//!   to 1 KiB, all ASCII (`ascii`) or each with a non-ASCII character
+//!   (`text`).
 //! - `invalid-1MiB/<entry point>`: the valid input against the inputs with
 //!   an error in their last bytes.
 //! - `dialects/<script>/<kernel>`: every dialect of the UTF-8 family on
@@ -24,6 +27,12 @@
 //!   ingestion APIs against their sequential or std counterparts; with the
 //!   parallel API, a loop that only reads the buffer (on one thread and on
 //!   two), for the ceiling the machine's memory sets.
+//! - `beyond-cache/1-core`: 256 MiB of text, far beyond the caches: the
+//!   main implementations, each vector kernel of utf8guard forced (and the
+//!   AVX-512 kernel with shuffles instead of loads), and a loop that only
+//!   reads the buffer, the ceiling set by memory. `beyond-cache/2-cores`:
+//!   `par::validate` against the peers run on each half in two threads,
+//!   and reading on two threads.
 //! - `scalar-vs-std/<class>/<input>`: the portable kernel (what targets
 //!   without a vector kernel run), forced with `Kernel::Scalar`, against std
 //!   on every class of input: `lipsum/<script>`, `corpora/<file>` (the
@@ -300,6 +309,30 @@ fn short_strings(r: &mut Runner) {
     }
 }
 
+/// Strings of every size from 1 B to 1 KiB, ASCII and with a non-ASCII
+/// character, validated one by one: `strings/<class>/<n>`.
+fn strings_by_size(r: &mut Runner) {
+    if !r.might_want("strings/") {
+        return;
+    }
+    let (texts, _) = inputs::text_sources();
+    let sources: Vec<&[u8]> = texts.iter().map(Vec::as_slice).collect();
+    let classes = inputs::string_classes(&sources).unwrap_or_else(|why| panic!("strings/{why}"));
+    for (label, strings) in &classes {
+        if !r.wanted(&format!("strings/{label}")) {
+            continue;
+        }
+        let slices = strings.slices();
+        let mut cmp = Comparison::new("strings", label, strings.total_bytes() as u64);
+        for_each_validator(&mut OnStrings {
+            cmp: &mut cmp,
+            strings: &slices,
+            label,
+        });
+        r.run(cmp, 1.5);
+    }
+}
+
 fn invalid(r: &mut Runner) {
     let cases: Vec<(&str, Vec<u8>)> = [ErrorAt::Nowhere, ErrorAt::End, ErrorAt::TruncatedEnd]
         .into_iter()
@@ -457,6 +490,76 @@ fn or_words(bytes: &[u8]) -> u64 {
     })
 }
 
+/// `input` cut in two at the character boundary nearest its middle.
+fn halves(input: &[u8]) -> (&[u8], &[u8]) {
+    let mut mid = input.len() / 2;
+    while mid > 0 && input[mid] & 0xC0 == 0x80 {
+        mid -= 1;
+    }
+    input.split_at(mid)
+}
+
+/// `check` on each half of `input`, on two threads.
+fn on_two_threads(input: &[u8], check: impl Fn(&[u8]) -> bool + Sync) -> u64 {
+    let (a, b) = halves(input);
+    std::thread::scope(|s| {
+        let other = s.spawn(|| check(b));
+        u64::from(check(a)) + u64::from(other.join().expect("the other thread"))
+    })
+}
+
+/// 256 MiB of text, far beyond this machine's caches: every implementation
+/// on one core, with what only reading the buffer takes beside them; then
+/// on two cores (the peers on each half in two threads, utf8guard's `par`).
+fn beyond_cache(r: &mut Runner) {
+    let (one, two) = ("beyond-cache/1-core", "beyond-cache/2-cores");
+    if !r.might_want("beyond-cache/") {
+        return;
+    }
+    let input = repeated(&ingest_text(), 256 << 20);
+    let input = &input[..];
+    if r.wanted(one) {
+        let mut cmp = Comparison::new("beyond-cache", "1-core", input.len() as u64);
+        let mut on_input = OnInput {
+            cmp: &mut cmp,
+            input,
+            label: "beyond-cache",
+        };
+        for_each_validator(&mut on_input);
+        for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
+            cmp.add(format!("utf8guard {kernel}"), move || {
+                u64::from(kernel.validate(std::hint::black_box(input)))
+            });
+        }
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::Avx512.is_available() {
+            cmp.add("utf8guard avx512-shuffled", move || {
+                u64::from(utf8guard::__bench::avx512_shuffled(input) == Some(true))
+            });
+        }
+        cmp.add("read only", move || or_words(input));
+        r.run(cmp, 20.0);
+    }
+    if r.wanted(two) {
+        let mut cmp = Comparison::new("beyond-cache", "2-cores", input.len() as u64);
+        cmp.add("utf8guard par", move || u64::from(par::validate(input)));
+        cmp.add("simdutf8 basic, 2 threads", move || {
+            on_two_threads(input, |h| simdutf8::basic::from_utf8(h).is_ok())
+        });
+        cmp.add("simdutf, 2 threads", move || {
+            on_two_threads(input, simdutf::validate_utf8)
+        });
+        cmp.add("read only, 2 threads", move || {
+            let (a, b) = halves(input);
+            std::thread::scope(|s| {
+                let other = s.spawn(|| or_words(b));
+                or_words(a) | other.join().expect("the reading thread")
+            })
+        });
+        r.run(cmp, 20.0);
+    }
+}
+
 /// A contestant that validates each input in turn and counts the valid
 /// ones; generic, so that `check` is inlined as a user's call would be.
 fn count_valid<'a>(
@@ -544,7 +647,9 @@ fn main() {
     lipsum(&mut r);
     dialects(&mut r);
     short_strings(&mut r);
+    strings_by_size(&mut r);
     invalid(&mut r);
     ingest(&mut r);
+    beyond_cache(&mut r);
     scalar_vs_std(&mut r);
 }
