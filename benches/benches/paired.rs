@@ -33,6 +33,9 @@
 //!   reads the buffer, the ceiling set by memory. `beyond-cache/2-cores`:
 //!   `par::validate` against the peers run on each half in two threads,
 //!   and reading on two threads.
+//! - `file-200MiB`: a file in the page cache validated the ways a command
+//!   could read it: mapped, or read with `pread` into 1 MiB buffers, on two
+//!   threads and on one; and `pread` alone (what `dd bs=1M` costs).
 //! - `scalar-vs-std/<class>/<input>`: the portable kernel (what targets
 //!   without a vector kernel run), forced with `Kernel::Scalar`, against std
 //!   on every class of input: `lipsum/<script>`, `corpora/<file>` (the
@@ -329,6 +332,14 @@ fn strings_by_size(r: &mut Runner) {
             strings: &slices,
             label,
         });
+        // Each vector kernel called directly (no dispatch, no small-input
+        // paths of the entry point).
+        for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
+            cmp.add(
+                format!("utf8guard {kernel} kernel"),
+                count_valid(&slices, move |s| kernel.validate(s)),
+            );
+        }
         r.run(cmp, 1.5);
     }
 }
@@ -560,6 +571,103 @@ fn beyond_cache(r: &mut Runner) {
     }
 }
 
+/// `file` from `start` to `end` read with `pread` in pieces of `piece`
+/// bytes into one buffer, each piece validated as part of a stream.
+#[cfg(unix)]
+fn pread_valid(file: &std::fs::File, start: u64, end: u64, piece: usize) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0; piece];
+    let mut stream = StreamValidator::new();
+    let mut at = start;
+    while at < end {
+        let n = (end - at).min(piece as u64) as usize;
+        file.read_exact_at(&mut buf[..n], at)
+            .expect("reading the file");
+        if stream.update(&buf[..n]).is_err() {
+            return false;
+        }
+        at += n as u64;
+    }
+    stream.finish().is_ok()
+}
+
+/// A 200 MiB file in the page cache, validated whole the ways a command
+/// could read it: mapped (its pages faulted in up front, by two threads
+/// or one) and validated by `par::validate` or `validate`, or read with
+/// `pread` in 1 MiB pieces (on two threads, each its half, or one); beside
+/// them, `pread` alone, what `dd bs=1M` does.
+#[cfg(unix)]
+fn file_in_page_cache(r: &mut Runner) {
+    use memmap2::{Advice, Mmap, MmapOptions};
+    use std::os::unix::fs::FileExt;
+    if !r.wanted("file-200MiB/") {
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("utf8guard-paired-{}.txt", std::process::id()));
+    let text = repeated(&ingest_text(), 200 << 20);
+    std::fs::write(&path, &text).expect("writing the file");
+    drop(text);
+    let file = std::fs::File::open(&path).expect("opening the file");
+    let len = file.metadata().expect("its size").len();
+    // The two halves of the file, cut at a character boundary.
+    let mid = {
+        let mut head = [0; 4];
+        file.read_exact_at(&mut head, len / 2)
+            .expect("reading the file");
+        len / 2 + head.iter().take_while(|&&b| b & 0xC0 == 0x80).count() as u64
+    };
+    let file = &file;
+    let map = |populate_threads: usize| -> Mmap {
+        if populate_threads == 1 {
+            // SAFETY: the file is this benchmark's own, and nothing writes
+            // it while it is mapped.
+            return unsafe { MmapOptions::new().populate().map(file) }.expect("mapping");
+        }
+        // SAFETY: as above.
+        let map = unsafe { MmapOptions::new().map(file) }.expect("mapping");
+        let half = (map.len() / 2).next_multiple_of(4096);
+        std::thread::scope(|s| {
+            s.spawn(|| map.advise_range(Advice::PopulateRead, half, map.len() - half));
+            let _ = map.advise_range(Advice::PopulateRead, 0, half);
+        });
+        map
+    };
+    assert!(utf8guard::validate(&map(1)) && pread_valid(file, 0, len, 1 << 20));
+    let mut cmp = Comparison::new("file-200MiB", "", len);
+    cmp.add("map, populate on 2 threads, par::validate", move || {
+        u64::from(par::validate(&map(2)))
+    });
+    cmp.add("map, populate, validate", move || {
+        u64::from(utf8guard::validate(&map(1)))
+    });
+    cmp.add("pread 1 MiB pieces, 2 threads", move || {
+        std::thread::scope(|s| {
+            let other = s.spawn(|| pread_valid(file, mid, len, 1 << 20));
+            u64::from(pread_valid(file, 0, mid, 1 << 20))
+                + u64::from(other.join().expect("the other thread"))
+        })
+    });
+    cmp.add("pread 1 MiB pieces, 1 thread", move || {
+        u64::from(pread_valid(file, 0, len, 1 << 20))
+    });
+    cmp.add("pread alone, 1 MiB pieces (dd bs=1M)", move || {
+        let mut buf = vec![0; 1 << 20];
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(1 << 20) as usize;
+            file.read_exact_at(&mut buf[..n], at)
+                .expect("reading the file");
+            at += n as u64;
+        }
+        u64::from(buf[0])
+    });
+    r.run(cmp, 10.0);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[cfg(not(unix))]
+fn file_in_page_cache(_: &mut Runner) {}
+
 /// A contestant that validates each input in turn and counts the valid
 /// ones; generic, so that `check` is inlined as a user's call would be.
 fn count_valid<'a>(
@@ -651,5 +759,6 @@ fn main() {
     invalid(&mut r);
     ingest(&mut r);
     beyond_cache(&mut r);
+    file_in_page_cache(&mut r);
     scalar_vs_std(&mut r);
 }
