@@ -359,3 +359,60 @@ fn a_write_that_fails_halfway_leaves_no_file() {
         .collect();
     assert_eq!(names, ["big.txt"]);
 }
+
+/// Text in `dialect` holding a little of everything it can hold: ASCII,
+/// a newline, 2-, 3- and 4-byte characters, a C1 control, lone surrogates
+/// (apart, so never a pair), U+0000, the highest scalar value and the code
+/// points past it.
+fn sample(dialect: utf8guard::Dialect) -> Vec<u8> {
+    [
+        0x41,
+        0x0A,
+        0xE9,
+        0x85,
+        0x20AC,
+        0xD800,
+        0x78,
+        0xDC00,
+        0x1_F600,
+        0,
+        0x10_FFFF,
+        0x11_0000,
+        0x7FFF_FFFF,
+        0x8421_109F,
+    ]
+    .iter()
+    .filter_map(|&cp| dialect.encode(cp).ok())
+    .flat_map(|e| e.to_vec())
+    .collect()
+}
+
+#[test]
+fn every_pair_writes_what_the_library_writes() {
+    use utf8guard::{Dialect, Policy, Transcoder};
+    for &from in Dialect::ALL {
+        let text = sample(from);
+        let mut broken = text.clone();
+        broken.extend_from_slice(b"\x80z");
+        for &to in Dialect::ALL {
+            for input in [&text, &broken] {
+                for (policy, extra) in [(Policy::Strict, &[][..]), (Policy::Replace, &["-r"][..])] {
+                    let mut expected = Vec::new();
+                    let library = Transcoder::new(from, to, policy).transcode_to_vec(
+                        input,
+                        &mut expected,
+                        true,
+                    );
+                    let (status, out, stderr) = convert_stdin(from.name(), to.name(), extra, input);
+                    let case = format!("{from} -> {to} {extra:?} on {input:02X?}: {stderr}");
+                    assert_eq!(status, if library.is_ok() { 0 } else { 1 }, "{case}");
+                    assert_eq!(out, expected, "{case}");
+                    if let Err(e) = library {
+                        let at = format!("at byte {}:", e.offset());
+                        assert!(stderr.contains(&at), "{case}");
+                    }
+                }
+            }
+        }
+    }
+}
