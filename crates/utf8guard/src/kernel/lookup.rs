@@ -26,7 +26,11 @@
 //!    sequence. An input of up to 1 KiB is first scanned for the ASCII
 //!    blocks it starts with, before the tables are made: an all-ASCII one
 //!    is done with a load and an OR per vector, and one with text further
-//!    on is checked from its first block that is not ASCII.
+//!    on is checked from its first block that is not ASCII. With 64-byte
+//!    vectors that scan loads 32 bytes at a time, and inputs of up to 256
+//!    bytes are checked with 32-byte vectors altogether: a 64-byte load at
+//!    an offset that is not a multiple of 64 spans two cache lines, and the
+//!    first block's lane-crossing shifts cost more than short inputs save.
 //!
 //! ```text
 //! for each 64-byte block:
@@ -684,6 +688,9 @@ unsafe fn is_ascii_run<V: SimdU8, const N: usize, D: Spec>(ptr: *const u8) -> bo
     acc.is_ascii()
 }
 
+/// Inputs up to this long are checked with vectors of at most 32 bytes.
+const HALF_WIDTH_MAX: usize = 256;
+
 /// Inputs up to this long go through [`ascii_prefix`] first. Longer ones
 /// start with the main loop, whose ASCII steps are faster on long runs
 /// (aligned, four blocks a test) but need the tables made first.
@@ -748,12 +755,35 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: the caller guarantees the instruction set.
         return unsafe { validate_short::<V, LOADS, D>(bytes) };
     }
+    if V::LANES > 32 && len <= HALF_WIDTH_MAX {
+        // Short inputs, with 32-byte vectors: the 64-byte ones check the
+        // first block with lane-crossing shifts, and loads of 64 bytes at
+        // offsets that are not multiples of 64 span two cache lines; on
+        // strings of up to 256 bytes 32-byte vectors measured faster
+        // (`strings/<class>/<n>` in the paired benchmark, on Zen 5).
+        // SAFETY: the caller guarantees `V`'s instruction set, which implies
+        // `V::Half`'s (the contract of `SimdU8::Half`).
+        return unsafe { validate::<V::Half, LOADS, D>(bytes) };
+    }
     // A short input is first scanned for the ASCII blocks it starts with,
     // before any table is made: an ASCII input is done then, and one with
     // text further on is checked from its first block that is not ASCII.
     let start = if len <= ASCII_SCAN_MAX {
-        // SAFETY: the caller guarantees the instruction set.
-        match unsafe { ascii_prefix::<V, D>(bytes) } {
+        // With vectors of at most 32 bytes: a 64-byte load at an offset
+        // that is not a multiple of 64 spans two cache lines, which makes
+        // it slower than two 32-byte loads (measured on Zen 5: short ASCII
+        // strings of 64 B to 1 KiB, `strings/ascii/<n>` in the paired
+        // benchmark).
+        // SAFETY: the caller guarantees `V`'s instruction set, which implies
+        // `V::Half`'s (the contract of `SimdU8::Half`).
+        let prefix = unsafe {
+            if V::LANES > 32 {
+                ascii_prefix::<V::Half, D>(bytes)
+            } else {
+                ascii_prefix::<V, D>(bytes)
+            }
+        };
+        match prefix {
             None => return Ok(()),
             Some(start) => start,
         }
