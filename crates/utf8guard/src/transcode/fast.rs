@@ -1,0 +1,406 @@
+//! The transcoders' fast converters: tight loops over input that a vector
+//! kernel has already found well formed.
+//!
+//! Each loop reads a lead byte, takes the sequence's length from it and
+//! decodes without checking what the kernel checked; it writes the target's
+//! bytes directly. It stops before anything that needs the careful path (a
+//! code point the target cannot hold, a lone surrogate, a reserved run, a
+//! sequence that is not whole in the part it was given), which then
+//! converts that one item and reports any error exactly.
+
+use crate::decode::{combine, corrected_offset, is_lead};
+use crate::dialect::Dialect;
+use crate::error::Utf8Error;
+use crate::kernel;
+
+/// The first window the kernel checks ahead of the fast converter; each
+/// window that is valid to its end doubles the next, up to [`WINDOW_MAX`].
+/// Small at first so that, in input with many errors, checking ahead costs
+/// little more than converting.
+pub(super) const WINDOW_MIN: usize = 256;
+
+/// The largest window checked at once (it stays in the cache while it is
+/// converted).
+pub(super) const WINDOW_MAX: usize = 64 * 1024;
+
+/// How many unchanged bytes in a row send the fast converter back to the
+/// transcoder's copy phase (a validated copy at the speed of `memcpy`).
+const CLEAN_RUN: usize = 128;
+
+/// The room the fast converter wants before each step: an 8-byte ASCII
+/// block, or the longest item it writes (6 bytes).
+const STEP_ROOM: usize = 8;
+
+/// The length of the longest prefix of `bytes` that is well formed in
+/// `dialect`, where `bytes` starts between two sequences of a document but
+/// not at its start (Corrected UTF-8's magic number is not skipped there).
+pub(super) fn valid_prefix(dialect: Dialect, bytes: &[u8]) -> usize {
+    let result = match dialect {
+        Dialect::Utf8 => crate::from_utf8(bytes).map(drop),
+        _ => {
+            // SAFETY: the active kernel is one this CPU supports.
+            let (_, result) = unsafe {
+                kernel::check_dialect_part(crate::dispatch::active(), dialect, bytes, false)
+            };
+            result
+        }
+    };
+    result.map_or_else(|e: Utf8Error| e.valid_up_to(), |()| bytes.len())
+}
+
+/// The next window's length after one of `len` bytes of which `valid` were
+/// well formed: doubled when the window was valid up to its last sequence
+/// (which its end may cut), back to the start after an error.
+pub(super) fn next_window(len: usize, valid: usize) -> usize {
+    if valid + 6 >= len {
+        (len * 2).clamp(WINDOW_MIN, WINDOW_MAX)
+    } else {
+        WINDOW_MIN
+    }
+}
+
+/// A dialect as a constant of the converters' type parameters.
+mod code {
+    pub const UTF8: u8 = 0;
+    pub const UNICODE31: u8 = 1;
+    pub const WTF8: u8 = 2;
+    pub const CESU8: u8 = 3;
+    pub const MUTF8: u8 = 4;
+    pub const RFC2279: u8 = 5;
+    pub const CORRECTED: u8 = 6;
+}
+
+const fn code_of(dialect: Dialect) -> u8 {
+    match dialect {
+        Dialect::Utf8 => code::UTF8,
+        Dialect::Unicode31 => code::UNICODE31,
+        Dialect::Wtf8 => code::WTF8,
+        Dialect::Cesu8 => code::CESU8,
+        Dialect::Mutf8 => code::MUTF8,
+        Dialect::Rfc2279 => code::RFC2279,
+        Dialect::Corrected => code::CORRECTED,
+    }
+}
+
+/// Converts `src`, well formed in `from` (checked by a kernel; it starts
+/// between sequences, never right after a WTF-8 lead surrogate) into `to`
+/// at the start of `dst`, until an item that needs the careful path, the
+/// end of `src`, a full `dst`, or a long run of unchanged bytes. Returns
+/// the bytes read and written; the bytes read end between two sequences.
+pub(super) fn convert(from: Dialect, to: Dialect, src: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    macro_rules! dispatch {
+        ($($f:ident),*) => {
+            match code_of(from) {
+                $(code::$f => dispatch!(@to $f),)*
+                _ => unreachable!(),
+            }
+        };
+        (@to $f:ident) => {
+            match code_of(to) {
+                code::UTF8 => pair::<{ code::$f }, { code::UTF8 }>(src, dst),
+                code::UNICODE31 => pair::<{ code::$f }, { code::UNICODE31 }>(src, dst),
+                code::WTF8 => pair::<{ code::$f }, { code::WTF8 }>(src, dst),
+                code::CESU8 => pair::<{ code::$f }, { code::CESU8 }>(src, dst),
+                code::MUTF8 => pair::<{ code::$f }, { code::MUTF8 }>(src, dst),
+                code::RFC2279 => pair::<{ code::$f }, { code::RFC2279 }>(src, dst),
+                _ => pair::<{ code::$f }, { code::CORRECTED }>(src, dst),
+            }
+        };
+    }
+    dispatch!(UTF8, UNICODE31, WTF8, CESU8, MUTF8, RFC2279, CORRECTED)
+}
+
+/// ASCII bits of eight bytes.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// `true` when one of the eight bytes of `x` (all ASCII) is zero.
+#[inline(always)]
+fn has_zero(x: u64) -> bool {
+    x.wrapping_sub(ONES) & !x & HIGH != 0
+}
+
+/// Writes `value` in `len` (2 to 4) bytes of the UTF-8 layout at `dst[..len]`.
+#[inline(always)]
+fn put(dst: &mut [u8], value: u32, len: usize) {
+    match len {
+        2 => {
+            let d = &mut dst[..2];
+            d[0] = 0xC0 | (value >> 6) as u8;
+            d[1] = 0x80 | (value & 0x3F) as u8;
+        }
+        3 => {
+            let d = &mut dst[..3];
+            d[0] = 0xE0 | (value >> 12) as u8;
+            d[1] = 0x80 | ((value >> 6) & 0x3F) as u8;
+            d[2] = 0x80 | (value & 0x3F) as u8;
+        }
+        _ => {
+            let d = &mut dst[..4];
+            d[0] = 0xF0 | (value >> 18) as u8;
+            d[1] = 0x80 | ((value >> 12) & 0x3F) as u8;
+            d[2] = 0x80 | ((value >> 6) & 0x3F) as u8;
+            d[3] = 0x80 | (value & 0x3F) as u8;
+        }
+    }
+}
+
+/// The length of `value` in UTF-8's layout (up to U+10FFFF).
+#[inline(always)]
+fn utf8_len(value: u32) -> usize {
+    match value {
+        0..=0x7F => 1,
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        _ => 4,
+    }
+}
+
+/// The fast converter from dialect `F` to dialect `T` (their codes).
+#[inline(never)]
+fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    // U+0000 is a special case on either side.
+    let nul_special =
+        matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
+    // Which items come out unchanged (for the clean run).
+    let corrected = F == code::CORRECTED || T == code::CORRECTED;
+    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let (mut i, mut w) = (0, 0);
+    let mut clean = 0;
+    while i < src.len() {
+        if dst.len() - w < STEP_ROOM {
+            break;
+        }
+        if clean >= CLEAN_RUN {
+            break;
+        }
+        let b0 = src[i];
+        if b0 < 0x80 {
+            if let Some(chunk) = src.get(i..i + 8) {
+                let block: [u8; 8] = chunk.try_into().expect("8 bytes");
+                let x = u64::from_le_bytes(block);
+                if x & HIGH == 0 && !(nul_special && has_zero(x)) {
+                    dst[w..w + 8].copy_from_slice(&block);
+                    i += 8;
+                    w += 8;
+                    clean += 8;
+                    continue;
+                }
+            }
+            if b0 == 0 && nul_special {
+                // Only modified UTF-8's C0 80 stands for U+0000 there.
+                if T == code::MUTF8 && F != code::MUTF8 && F != code::CORRECTED {
+                    dst[w..w + 2].copy_from_slice(&[0xC0, 0x80]);
+                    i += 1;
+                    w += 2;
+                    clean = 0;
+                    continue;
+                }
+                break;
+            }
+            dst[w] = b0;
+            i += 1;
+            w += 1;
+            clean += 1;
+            continue;
+        }
+        // Decode.
+        let (len, value) = match b0 {
+            0xC0..=0xDF => match src.get(i..i + 2) {
+                Some(&[_, b1]) => (2, u32::from(b0 & 0x1F) << 6 | u32::from(b1 & 0x3F)),
+                _ => break,
+            },
+            0xE0..=0xEF => match src.get(i..i + 3) {
+                Some(&[_, b1, b2]) => (
+                    3,
+                    u32::from(b0 & 0x0F) << 12 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F),
+                ),
+                _ => break,
+            },
+            0xF0..=0xF7 => match src.get(i..i + 4) {
+                Some(&[_, b1, b2, b3]) => (
+                    4,
+                    u32::from(b0 & 0x07) << 18
+                        | u32::from(b1 & 0x3F) << 12
+                        | u32::from(b2 & 0x3F) << 6
+                        | u32::from(b3 & 0x3F),
+                ),
+                _ => break,
+            },
+            // Longer sequences and reserved runs: the careful path.
+            _ => break,
+        };
+        let mut read = len;
+        let cp = if F == code::CORRECTED {
+            corrected_offset(value, len)
+        } else if (0xD800..0xE000).contains(&value) {
+            // A surrogate: a pair, whole in `src`, is one code point; a
+            // lone surrogate goes to the careful path.
+            if !(pairs_in && is_lead(value)) {
+                break;
+            }
+            match src.get(i + 3..i + 6) {
+                Some(&[0xED, t1, t2]) if (0xB0..=0xBF).contains(&t1) => {
+                    read = 6;
+                    combine(
+                        value,
+                        0xD000 | u32::from(t1 & 0x3F) << 6 | u32::from(t2 & 0x3F),
+                    )
+                }
+                _ => break,
+            }
+        } else {
+            // Modified UTF-8's C0 80 is U+0000 (its one overlong form).
+            value
+        };
+        if cp > 0x10_FFFF {
+            break;
+        }
+        let out = &mut dst[w..];
+        let written = if T == code::CORRECTED {
+            let (value, n) = match cp {
+                0xA0..=0x89F => (cp - 0xA0, 2),
+                0x8A0..=0xD7FF => (cp - 0x8A0, 3),
+                0xE000..=0x1_109F => (cp - 0x10A0, 3),
+                0x1_10A0.. => (cp - 0x1_10A0, 4),
+                // U+0000 (from C0 80), C1 controls, surrogates.
+                _ => break,
+            };
+            put(out, value, n);
+            n
+        } else if cp == 0 {
+            // From modified UTF-8's C0 80.
+            if T == code::MUTF8 {
+                out[..2].copy_from_slice(&[0xC0, 0x80]);
+                2
+            } else {
+                out[0] = 0;
+                1
+            }
+        } else if cp >= 0x1_0000 && pairs_out {
+            let offset = cp - 0x1_0000;
+            put(out, 0xD800 | offset >> 10, 3);
+            put(&mut out[3..], 0xDC00 | (offset & 0x3FF), 3);
+            6
+        } else {
+            let n = utf8_len(cp);
+            put(out, cp, n);
+            n
+        };
+        let unchanged = !corrected && read == len && (len < 4 || !pairs_out) && cp != 0;
+        clean = if unchanged { clean + len } else { 0 };
+        i += read;
+        w += written;
+    }
+    (i, w)
+}
+
+/// Converts `src`, well-formed WTF-8 that does not end with a lead
+/// surrogate unless it ends the input (and does not start right after
+/// one), into UTF-16 at the start of `dst`, which has at least `src.len()`
+/// units. Returns the units written.
+pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let dst = &mut dst[..src.len()];
+    let (mut i, mut w) = (0, 0);
+    while i < src.len() {
+        let b0 = src[i];
+        if b0 < 0x80 {
+            if let (Some(chunk), Some(units)) = (src.get(i..i + 8), dst.get_mut(w..w + 8)) {
+                let block: [u8; 8] = chunk.try_into().expect("8 bytes");
+                if u64::from_le_bytes(block) & HIGH == 0 {
+                    for (unit, &b) in units.iter_mut().zip(&block) {
+                        *unit = u16::from(b);
+                    }
+                    i += 8;
+                    w += 8;
+                    continue;
+                }
+            }
+            dst[w] = u16::from(b0);
+            i += 1;
+            w += 1;
+            continue;
+        }
+        match b0 {
+            0xC0..=0xDF => {
+                let b1 = src[i + 1];
+                dst[w] = u16::from(b0 & 0x1F) << 6 | u16::from(b1 & 0x3F);
+                i += 2;
+                w += 1;
+            }
+            0xE0..=0xEF => {
+                let s = &src[i..i + 3];
+                dst[w] = u16::from(b0 & 0x0F) << 12
+                    | u16::from(s[1] & 0x3F) << 6
+                    | u16::from(s[2] & 0x3F);
+                i += 3;
+                w += 1;
+            }
+            _ => {
+                let s = &src[i..i + 4];
+                let cp = u32::from(b0 & 0x07) << 18
+                    | u32::from(s[1] & 0x3F) << 12
+                    | u32::from(s[2] & 0x3F) << 6
+                    | u32::from(s[3] & 0x3F);
+                let offset = cp - 0x1_0000;
+                let units = &mut dst[w..w + 2];
+                units[0] = 0xD800 | (offset >> 10) as u16;
+                units[1] = 0xDC00 | (offset & 0x3FF) as u16;
+                i += 4;
+                w += 2;
+            }
+        }
+    }
+    w
+}
+
+/// Converts UTF-16 units (any, ill-formed too) into WTF-8 at the start of
+/// `dst`, which has at least `3 * src.len()` bytes. A lead surrogate that
+/// ends `src` is converted alone only when `last`; otherwise it is left.
+/// Returns the units read and the bytes written.
+pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
+    let (mut i, mut w) = (0, 0);
+    while i < src.len() {
+        let unit = src[i];
+        if unit < 0x80 {
+            if let (Some(chunk), Some(bytes)) = (src.get(i..i + 4), dst.get_mut(w..w + 4)) {
+                if chunk.iter().fold(0, |acc, &u| acc | u) < 0x80 {
+                    for (b, &u) in bytes.iter_mut().zip(chunk) {
+                        *b = u as u8;
+                    }
+                    i += 4;
+                    w += 4;
+                    continue;
+                }
+            }
+            dst[w] = unit as u8;
+            i += 1;
+            w += 1;
+            continue;
+        }
+        let value = u32::from(unit);
+        if value < 0x800 {
+            put(&mut dst[w..], value, 2);
+            i += 1;
+            w += 2;
+            continue;
+        }
+        if is_lead(value) {
+            match src.get(i + 1) {
+                Some(&next) if (0xDC00..0xE000).contains(&next) => {
+                    put(&mut dst[w..], combine(value, u32::from(next)), 4);
+                    i += 2;
+                    w += 4;
+                    continue;
+                }
+                None if !last => break,
+                _ => {}
+            }
+        }
+        put(&mut dst[w..], value, 3);
+        i += 1;
+        w += 3;
+    }
+    (i, w)
+}
