@@ -200,32 +200,48 @@ fn unchanged_bytes(dialect: Dialect) -> (u8, u8) {
 /// The length of the longest prefix of `bytes` that is valid strict UTF-8
 /// made of bytes in `lo..=hi` only.
 fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
-    // First the bytes in the range (so that the work is in proportion to
-    // the prefix, not to the rest of the input), then their validation.
-    // The first byte out of the range is a lead byte (or `00`), never a
-    // continuation byte: the prefix ends between sequences if it is valid.
-    let mut end = bytes.len();
-    if !(lo == 0 && hi == 0xFF) {
-        let outside = |b: &u8| *b < lo || *b > hi;
-        let mut at = 0;
-        // A block at a time (no early exit inside, so it vectorizes), then
-        // the byte in the block.
-        for block in bytes.chunks(64) {
-            if block.iter().fold(false, |any, b| any | outside(b)) {
-                end = at + block.iter().position(outside).unwrap_or(block.len());
-                break;
+    /// Bytes validated and scanned at a time: the work stays in proportion
+    /// to the prefix found, not to the rest of the input.
+    const PIECE: usize = 16 * 1024;
+    let outside = |b: &u8| *b < lo || *b > hi;
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = bytes.len().min(at + PIECE);
+        let piece = &bytes[at..end];
+        // First the validation (bytes in an ASCII range are valid whatever
+        // they are), then the bytes in the range.
+        let (valid, done) = if hi < 0x80 {
+            (piece.len(), false)
+        } else {
+            match crate::from_utf8(piece) {
+                Ok(_) => (piece.len(), false),
+                // A sequence cut by the piece's end: the next piece starts
+                // with it.
+                Err(e) if e.error_len().is_none() && end < bytes.len() => (e.valid_up_to(), false),
+                Err(e) => (e.valid_up_to(), true),
             }
-            at += block.len();
+        };
+        if !(lo == 0 && hi == 0xFF) {
+            let mut from = 0;
+            // A block at a time (its least and greatest bytes, with no
+            // early exit inside, so that it vectorizes), then the byte in
+            // the block.
+            for block in piece[..valid].chunks(64) {
+                let (min, max) = block.iter().fold((0xFF, 0), |(min, max): (u8, u8), &b| {
+                    (min.min(b), max.max(b))
+                });
+                if min < lo || max > hi {
+                    return at + from + block.iter().position(outside).unwrap_or(block.len());
+                }
+                from += block.len();
+            }
+        }
+        at += valid;
+        if done {
+            break;
         }
     }
-    if hi < 0x80 {
-        // Bytes in the range are ASCII: valid whatever they are.
-        return end;
-    }
-    match crate::from_utf8(&bytes[..end]) {
-        Ok(_) => end,
-        Err(e) => e.valid_up_to(),
-    }
+    at
 }
 
 /// Converts a stream of one dialect into another, a piece at a time, with
@@ -453,8 +469,13 @@ impl Transcoder {
                 let src = &input[*at..valid_end];
                 let mut read = 0;
                 // Room for the longest expansion: modified UTF-8's C0 80
-                // for 00, otherwise 6 bytes for 4.
-                out.fill(2 * src.len() + 16, |dst| {
+                // for 00, otherwise 6 bytes for 4 (or 3 for 2).
+                let want = if self.to == Dialect::Mutf8 {
+                    2 * src.len()
+                } else {
+                    src.len() + src.len() / 2
+                };
+                out.fill(want + 16, |dst| {
                     let (r, w) = fast::convert(self.from, self.to, src, dst);
                     read = r;
                     w

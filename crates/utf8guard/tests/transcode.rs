@@ -596,3 +596,38 @@ fn magic_number_prefix_with_a_full_output() {
     assert_eq!(e.cause(), Cause::Malformed(ErrorKind::Incomplete));
     check(Dialect::Corrected, Dialect::Cesu8, input, &[], 8);
 }
+
+/// Unchanged text longer than the pieces the copy phase validates at a
+/// time (16 KiB), which cut a 3-byte character, then a change.
+#[test]
+fn long_unchanged_text_then_a_change() {
+    for extra in 0..3 {
+        let mut utf8 = "x".repeat(extra);
+        utf8.push_str(&"€".repeat(7000));
+        utf8.push('😀');
+        utf8.push_str("€ok");
+        let out = transcode(
+            Dialect::Utf8,
+            Dialect::Cesu8,
+            utf8.as_bytes(),
+            Policy::Strict,
+        )
+        .unwrap();
+        let mut expected = utf8.replace('😀', "").into_bytes();
+        let at = utf8.find('😀').unwrap();
+        expected.splice(at..at, *b"\xED\xA0\xBD\xED\xB8\x80");
+        assert_eq!(out, expected);
+        // Ill-formed after the long run: the error where it is.
+        let mut bad = utf8.clone().into_bytes();
+        bad[at] = 0xFF;
+        let e = transcode(Dialect::Wtf8, Dialect::Utf8, &bad, Policy::Strict).unwrap_err();
+        assert_eq!((e.offset(), e.error_len()), (at, Some(1)));
+        check(
+            Dialect::Utf8,
+            Dialect::Cesu8,
+            utf8.as_bytes(),
+            &[16_000, 17_000],
+            4096,
+        );
+    }
+}

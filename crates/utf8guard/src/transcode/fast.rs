@@ -27,8 +27,8 @@ pub(super) const WINDOW_MAX: usize = 64 * 1024;
 /// transcoder's copy phase (a validated copy at the speed of `memcpy`).
 const CLEAN_RUN: usize = 128;
 
-/// The room the fast converter wants before each step: an 8-byte ASCII
-/// block, or the longest item it writes (6 bytes).
+/// The room the fast converter wants before each step: each stores 8 bytes
+/// (an ASCII block, or an item of up to 6 bytes and scratch).
 const STEP_ROOM: usize = 8;
 
 /// The length of the longest prefix of `bytes` that is well formed in
@@ -145,151 +145,155 @@ fn put(dst: &mut [u8], value: u32, len: usize) {
     }
 }
 
-/// The length of `value` in UTF-8's layout (up to U+10FFFF).
+/// `value` in `len` (1 to 4) bytes of UTF-8's layout, the first byte in
+/// the lowest bits.
 #[inline(always)]
-fn utf8_len(value: u32) -> usize {
-    match value {
-        0..=0x7F => 1,
-        0x80..=0x7FF => 2,
-        0x800..=0xFFFF => 3,
-        _ => 4,
+fn layout_word(value: u32, len: usize) -> u64 {
+    let v = u64::from(value);
+    match len {
+        1 => v,
+        2 => 0x80C0 | v >> 6 | (v & 0x3F) << 8,
+        3 => 0x80_80E0 | v >> 12 | (v >> 6 & 0x3F) << 8 | (v & 0x3F) << 16,
+        _ => {
+            0x8080_80F0 | v >> 18 | (v >> 12 & 0x3F) << 8 | (v >> 6 & 0x3F) << 16 | (v & 0x3F) << 24
+        }
     }
 }
 
-/// The fast converter from dialect `F` to dialect `T` (their codes).
+/// Bytes 0, 1, 3, 4 of a surrogate pair in its 6-byte form:
+/// `ED A_ __ ED B_ __`.
+const PAIR_MASK: u64 = 0x00F0_FF00_F0FF;
+const PAIR_BITS: u64 = 0x00B0_ED00_A0ED;
+
+/// The code point at the start of `x` (the next 8 bytes of well-formed
+/// input of dialect `F`, or the last ones padded with zeros) and its
+/// length; `None` for what the careful path converts: U+0000 where it is
+/// special, a lone surrogate (or a pair whose trail is not in `x`), a
+/// sequence longer than 4 bytes, a reserved run.
+#[inline(always)]
+fn decode_word<const F: u8>(x: u64) -> Option<(u32, usize)> {
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let b0 = x as u8;
+    let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+    match b0 {
+        0x00 if matches!(F, code::MUTF8 | code::CORRECTED) => None,
+        0x00..=0x7F => Some((u32::from(b0), 1)),
+        0xC0..=0xDF => {
+            let value = u32::from(b0 & 0x1F) << 6 | byte(1);
+            // Modified UTF-8's C0 80 is U+0000, its one overlong form.
+            let cp = if F == code::CORRECTED {
+                value + 0xA0
+            } else {
+                value
+            };
+            Some((cp, 2))
+        }
+        0xE0..=0xEF => {
+            let value = u32::from(b0 & 0x0F) << 12 | byte(1) << 6 | byte(2);
+            if F == code::CORRECTED {
+                Some((corrected_offset(value, 3), 3))
+            } else if !(0xD800..0xE000).contains(&value) {
+                Some((value, 3))
+            } else if pairs_in && x & PAIR_MASK == PAIR_BITS {
+                let trail = 0xDC00 | (byte(4) & 0x0F) << 6 | byte(5);
+                Some((combine(value, trail), 6))
+            } else {
+                None
+            }
+        }
+        0xF0..=0xF7 => {
+            let value = u32::from(b0 & 0x07) << 18 | byte(1) << 12 | byte(2) << 6 | byte(3);
+            let cp = if F == code::CORRECTED {
+                corrected_offset(value, 4)
+            } else {
+                value
+            };
+            Some((cp, 4))
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of `cp` (from [`decode_word`]) in dialect `T`, the first in
+/// the lowest bits, and how many; `None` for what the careful path
+/// converts: code points the target cannot hold, above U+10FFFF, and
+/// U+0000 into Corrected UTF-8.
+#[inline(always)]
+fn encode_word<const T: u8>(cp: u32) -> Option<(u64, usize)> {
+    if cp > 0x10_FFFF {
+        return None;
+    }
+    if T == code::CORRECTED {
+        let (value, len) = match cp {
+            0x01..=0x7F => (cp, 1),
+            0xA0..=0x89F => (cp - 0xA0, 2),
+            0x8A0..=0xD7FF => (cp - 0x8A0, 3),
+            0xE000..=0x1_109F => (cp - 0x10A0, 3),
+            0x1_10A0.. => (cp - 0x1_10A0, 4),
+            // U+0000 (from C0 80), C1 controls, surrogates.
+            _ => return None,
+        };
+        return Some((layout_word(value, len), len));
+    }
+    // The decoder gives no surrogates (a pair is one code point).
+    match cp {
+        0 if T == code::MUTF8 => Some((0x80C0, 2)),
+        0x00..=0x7F => Some((u64::from(cp), 1)),
+        0x80..=0x7FF => Some((layout_word(cp, 2), 2)),
+        0x800..=0xFFFF => Some((layout_word(cp, 3), 3)),
+        _ if matches!(T, code::CESU8 | code::MUTF8) => {
+            let offset = cp - 0x1_0000;
+            let lead = layout_word(0xD800 | offset >> 10, 3);
+            let trail = layout_word(0xDC00 | (offset & 0x3FF), 3);
+            Some((lead | trail << 24, 6))
+        }
+        _ => Some((layout_word(cp, 4), 4)),
+    }
+}
+
+/// The fast converter from dialect `F` to dialect `T` (their codes). Each
+/// step reads 8 bytes and writes 8 (of which it keeps the item's): past
+/// the bytes it reports written, `dst` holds scratch.
 #[inline(never)]
 fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
     // U+0000 is a special case on either side.
     let nul_special =
         matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
-    // Which items come out unchanged (for the clean run).
     let corrected = F == code::CORRECTED || T == code::CORRECTED;
-    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
-    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
     let (mut i, mut w) = (0, 0);
     let mut clean = 0;
-    while i < src.len() {
-        if dst.len() - w < STEP_ROOM {
-            break;
-        }
-        if clean >= CLEAN_RUN {
-            break;
-        }
-        let b0 = src[i];
-        if b0 < 0x80 {
-            if let Some(chunk) = src.get(i..i + 8) {
-                let block: [u8; 8] = chunk.try_into().expect("8 bytes");
-                let x = u64::from_le_bytes(block);
+    while i < src.len() && dst.len() - w >= STEP_ROOM && clean < CLEAN_RUN {
+        let x = match src.get(i..i + 8) {
+            Some(chunk) => {
+                let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
                 if x & HIGH == 0 && !(nul_special && has_zero(x)) {
-                    dst[w..w + 8].copy_from_slice(&block);
+                    dst[w..w + 8].copy_from_slice(&x.to_le_bytes());
                     i += 8;
                     w += 8;
                     clean += 8;
                     continue;
                 }
+                x
             }
-            if b0 == 0 && nul_special {
-                // Only modified UTF-8's C0 80 stands for U+0000 there.
-                if T == code::MUTF8 && F != code::MUTF8 && F != code::CORRECTED {
-                    dst[w..w + 2].copy_from_slice(&[0xC0, 0x80]);
-                    i += 1;
-                    w += 2;
-                    clean = 0;
-                    continue;
-                }
-                break;
+            None => {
+                let mut tail = [0u8; 8];
+                tail[..src.len() - i].copy_from_slice(&src[i..]);
+                u64::from_le_bytes(tail)
             }
-            dst[w] = b0;
-            i += 1;
-            w += 1;
-            clean += 1;
-            continue;
-        }
-        // Decode.
-        let (len, value) = match b0 {
-            0xC0..=0xDF => match src.get(i..i + 2) {
-                Some(&[_, b1]) => (2, u32::from(b0 & 0x1F) << 6 | u32::from(b1 & 0x3F)),
-                _ => break,
-            },
-            0xE0..=0xEF => match src.get(i..i + 3) {
-                Some(&[_, b1, b2]) => (
-                    3,
-                    u32::from(b0 & 0x0F) << 12 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F),
-                ),
-                _ => break,
-            },
-            0xF0..=0xF7 => match src.get(i..i + 4) {
-                Some(&[_, b1, b2, b3]) => (
-                    4,
-                    u32::from(b0 & 0x07) << 18
-                        | u32::from(b1 & 0x3F) << 12
-                        | u32::from(b2 & 0x3F) << 6
-                        | u32::from(b3 & 0x3F),
-                ),
-                _ => break,
-            },
-            // Longer sequences and reserved runs: the careful path.
-            _ => break,
         };
-        let mut read = len;
-        let cp = if F == code::CORRECTED {
-            corrected_offset(value, len)
-        } else if (0xD800..0xE000).contains(&value) {
-            // A surrogate: a pair, whole in `src`, is one code point; a
-            // lone surrogate goes to the careful path.
-            if !(pairs_in && is_lead(value)) {
-                break;
-            }
-            match src.get(i + 3..i + 6) {
-                Some(&[0xED, t1, t2]) if (0xB0..=0xBF).contains(&t1) => {
-                    read = 6;
-                    combine(
-                        value,
-                        0xD000 | u32::from(t1 & 0x3F) << 6 | u32::from(t2 & 0x3F),
-                    )
-                }
-                _ => break,
-            }
-        } else {
-            // Modified UTF-8's C0 80 is U+0000 (its one overlong form).
-            value
+        let Some((cp, read)) = decode_word::<F>(x) else {
+            break;
         };
-        if cp > 0x10_FFFF {
+        if read > src.len() - i {
+            // A sequence cut by the end of the part.
             break;
         }
-        let out = &mut dst[w..];
-        let written = if T == code::CORRECTED {
-            let (value, n) = match cp {
-                0xA0..=0x89F => (cp - 0xA0, 2),
-                0x8A0..=0xD7FF => (cp - 0x8A0, 3),
-                0xE000..=0x1_109F => (cp - 0x10A0, 3),
-                0x1_10A0.. => (cp - 0x1_10A0, 4),
-                // U+0000 (from C0 80), C1 controls, surrogates.
-                _ => break,
-            };
-            put(out, value, n);
-            n
-        } else if cp == 0 {
-            // From modified UTF-8's C0 80.
-            if T == code::MUTF8 {
-                out[..2].copy_from_slice(&[0xC0, 0x80]);
-                2
-            } else {
-                out[0] = 0;
-                1
-            }
-        } else if cp >= 0x1_0000 && pairs_out {
-            let offset = cp - 0x1_0000;
-            put(out, 0xD800 | offset >> 10, 3);
-            put(&mut out[3..], 0xDC00 | (offset & 0x3FF), 3);
-            6
-        } else {
-            let n = utf8_len(cp);
-            put(out, cp, n);
-            n
+        let Some((word, written)) = encode_word::<T>(cp) else {
+            break;
         };
-        let unchanged = !corrected && read == len && (len < 4 || !pairs_out) && cp != 0;
-        clean = if unchanged { clean + len } else { 0 };
+        dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+        let unchanged = read == written && read < 6 && cp != 0 && (read == 1 || !corrected);
+        clean = if unchanged { clean + read } else { 0 };
         i += read;
         w += written;
     }
