@@ -251,6 +251,56 @@ fn encode_word<const T: u8>(cp: u32) -> Option<(u64, usize)> {
     }
 }
 
+/// A run of items of the same shape that all change, from `src[i..]` into
+/// `dst[w..]`: sequences of `L` bytes (2, 3 or 4; 6 for a surrogate pair),
+/// without the general loop's dispatch on the lead byte. Stops before the
+/// first item of another shape, or one that [`encode_word`] refuses.
+/// Returns where it stopped in both.
+#[inline(always)]
+fn run<const F: u8, const T: u8, const L: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    mut i: usize,
+    mut w: usize,
+) -> (usize, usize) {
+    let (mask, bits) = match L {
+        2 => (0xC0E0, 0x80C0),
+        3 => (0xC0_C0F0, 0x80_80E0),
+        4 => (0xC0C0_C0F8, 0x8080_80F0),
+        _ => (PAIR_MASK, PAIR_BITS),
+    };
+    while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= STEP_ROOM) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        if x & mask != bits {
+            break;
+        }
+        let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+        let value = match L {
+            2 => (x as u32 & 0x1F) << 6 | byte(1),
+            3 => (x as u32 & 0x0F) << 12 | byte(1) << 6 | byte(2),
+            4 => (x as u32 & 0x07) << 18 | byte(1) << 12 | byte(2) << 6 | byte(3),
+            _ => {
+                0x1_0000
+                    + ((byte(1) & 0x0F) << 16 | byte(2) << 10 | (byte(4) & 0x0F) << 6 | byte(5))
+            }
+        };
+        let cp = if F == code::CORRECTED {
+            corrected_offset(value, L)
+        } else if L == 3 && (0xD800..0xE000).contains(&value) {
+            break;
+        } else {
+            value
+        };
+        let Some((word, written)) = encode_word::<T>(cp) else {
+            break;
+        };
+        dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+        i += L;
+        w += written;
+    }
+    (i, w)
+}
+
 /// The fast converter from dialect `F` to dialect `T` (their codes). Each
 /// step reads 8 bytes and writes 8 (of which it keeps the item's): past
 /// the bytes it reports written, `dst` holds scratch.
@@ -260,6 +310,8 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
     let nul_special =
         matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
     let corrected = F == code::CORRECTED || T == code::CORRECTED;
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
     let (mut i, mut w) = (0, 0);
     let mut clean = 0;
     while i < src.len() && dst.len() - w >= STEP_ROOM && clean < CLEAN_RUN {
@@ -281,6 +333,21 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
                 u64::from_le_bytes(tail)
             }
         };
+        // Runs of items that all change: Corrected UTF-8's, a
+        // supplementary character's two forms.
+        if x as u8 >= 0xC0 {
+            let (ni, nw) = match x as u8 {
+                0xC0..=0xDF if corrected => run::<F, T, 2>(src, dst, i, w),
+                0xE0..=0xEF if corrected => run::<F, T, 3>(src, dst, i, w),
+                0xF0..=0xF7 if corrected || pairs_out => run::<F, T, 4>(src, dst, i, w),
+                0xED if pairs_in && !pairs_out => run::<F, T, 6>(src, dst, i, w),
+                _ => (i, w),
+            };
+            if ni > i {
+                (i, w, clean) = (ni, nw, 0);
+                continue;
+            }
+        }
         let Some((cp, read)) = decode_word::<F>(x) else {
             break;
         };
