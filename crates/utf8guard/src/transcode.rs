@@ -204,6 +204,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     /// to the prefix found, not to the rest of the input.
     const PIECE: usize = 16 * 1024;
     let outside = |b: &u8| *b < lo || *b > hi;
+    let wide = wide_scan();
     let mut at = 0;
     while at < bytes.len() {
         let end = bytes.len().min(at + PIECE);
@@ -226,11 +227,8 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
             // A block at a time (its least and greatest bytes, with no
             // early exit inside, so that it vectorizes), then the byte in
             // the block.
-            for block in piece[..valid].chunks(64) {
-                let (min, max) = block.iter().fold((0xFF, 0), |(min, max): (u8, u8), &b| {
-                    (min.min(b), max.max(b))
-                });
-                if min < lo || max > hi {
+            for block in piece[..valid].chunks(512) {
+                if any_outside(block, (lo, hi), wide) {
                     return at + from + block.iter().position(outside).unwrap_or(block.len());
                 }
                 from += block.len();
@@ -242,6 +240,51 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
         }
     }
     at
+}
+
+/// `true` when a byte of `block` is outside `lo..=hi`, with the AVX2
+/// instructions when `wide` (from [`wide_scan`]).
+#[inline(always)]
+fn any_outside(block: &[u8], range: (u8, u8), wide: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if wide {
+        // SAFETY: `wide` comes from `wide_scan`, which found AVX2 on this
+        // CPU.
+        return unsafe { any_outside_avx2(block, range) };
+    }
+    let _ = wide;
+    outside_bytes(block, range)
+}
+
+/// [`outside_bytes`] compiled for AVX2 (32 bytes per instruction rather
+/// than SSE2's 16).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn any_outside_avx2(block: &[u8], range: (u8, u8)) -> bool {
+    outside_bytes(block, range)
+}
+
+/// The scan itself: the least and the greatest byte (no early exit, so
+/// that it vectorizes).
+#[inline(always)]
+fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
+    let max = block.iter().fold(0, |m: u8, &b| m.max(b));
+    let min = block.iter().fold(0xFF, |m: u8, &b| m.min(b));
+    min < lo || max > hi
+}
+
+/// Whether [`any_outside`] may use AVX2: when the dispatcher chose an
+/// AVX2 or AVX-512 kernel (not when a narrower one is forced) and the CPU
+/// has AVX2.
+fn wide_scan() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::Kernel;
+        matches!(crate::dispatch::active(), Kernel::Avx2 | Kernel::Avx512)
+            && crate::dispatch::is_available(Kernel::Avx2)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// Converts a stream of one dialect into another, a piece at a time, with

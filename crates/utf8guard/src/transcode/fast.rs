@@ -395,10 +395,23 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
         }
         match b0 {
             0xC0..=0xDF => {
-                let b1 = src[i + 1];
-                dst[w] = u16::from(b0 & 0x1F) << 6 | u16::from(b1 & 0x3F);
-                i += 2;
-                w += 1;
+                // A run of 2-byte sequences (Cyrillic, Greek, Hebrew,
+                // Arabic, ...), two at a time.
+                while let (Some(chunk), Some(units)) = (src.get(i..i + 4), dst.get_mut(w..w + 2)) {
+                    let x = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
+                    if x & 0xC0E0_C0E0 != 0x80C0_80C0 {
+                        break;
+                    }
+                    units[0] = ((x & 0x1F) << 6 | (x >> 8 & 0x3F)) as u16;
+                    units[1] = ((x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F)) as u16;
+                    i += 4;
+                    w += 2;
+                }
+                if src.get(i).is_some_and(|&b| (0xC0..0xE0).contains(&b)) {
+                    dst[w] = u16::from(src[i] & 0x1F) << 6 | u16::from(src[i + 1] & 0x3F);
+                    i += 2;
+                    w += 1;
+                }
             }
             0xE0..=0xEF => {
                 let s = &src[i..i + 3];
