@@ -241,14 +241,31 @@ fn encode_word<const T: u8>(cp: u32) -> Option<(u64, usize)> {
         0x00..=0x7F => Some((u64::from(cp), 1)),
         0x80..=0x7FF => Some((layout_word(cp, 2), 2)),
         0x800..=0xFFFF => Some((layout_word(cp, 3), 3)),
-        _ if matches!(T, code::CESU8 | code::MUTF8) => {
-            let offset = cp - 0x1_0000;
-            let lead = layout_word(0xD800 | offset >> 10, 3);
-            let trail = layout_word(0xDC00 | (offset & 0x3FF), 3);
-            Some((lead | trail << 24, 6))
-        }
+        _ if matches!(T, code::CESU8 | code::MUTF8) => Some((pair_word(cp), 6)),
         _ => Some((layout_word(cp, 4), 4)),
     }
+}
+
+/// The value laid out in the 4-byte sequence `x` (first byte lowest).
+#[inline(always)]
+fn four_byte_value(x: u32) -> u32 {
+    (x & 0x07) << 18 | (x >> 8 & 0x3F) << 12 | (x >> 16 & 0x3F) << 6 | (x >> 24 & 0x3F)
+}
+
+/// The code point of the surrogate pair at the start of `x` (its 6-byte
+/// form, checked with [`PAIR_MASK`]).
+#[inline(always)]
+fn pair_code_point(x: u64) -> u32 {
+    let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+    0x1_0000 + ((byte(1) & 0x0F) << 16 | byte(2) << 10 | (byte(4) & 0x0F) << 6 | byte(5))
+}
+
+/// The surrogate pair of the supplementary code point `cp` in its 6-byte
+/// form, the first byte lowest.
+#[inline(always)]
+fn pair_word(cp: u32) -> u64 {
+    let offset = cp - 0x1_0000;
+    layout_word(0xD800 | offset >> 10, 3) | layout_word(0xDC00 | (offset & 0x3FF), 3) << 24
 }
 
 /// A run of items of the same shape that all change, from `src[i..]` into
@@ -263,6 +280,38 @@ fn run<const F: u8, const T: u8, const L: usize>(
     mut i: usize,
     mut w: usize,
 ) -> (usize, usize) {
+    // A supplementary character's two forms, two characters a step.
+    if L == 6 && T != code::CORRECTED {
+        while let (Some(chunk), true) = (src.get(i..i + 14), dst.len() - w >= STEP_ROOM) {
+            let x = u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
+            let y = u64::from_le_bytes(chunk[6..].try_into().expect("8 bytes"));
+            if x & PAIR_MASK != PAIR_BITS || y & PAIR_MASK != PAIR_BITS {
+                break;
+            }
+            let word =
+                layout_word(pair_code_point(x), 4) | layout_word(pair_code_point(y), 4) << 32;
+            dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+            i += 12;
+            w += 8;
+        }
+    }
+    if L == 4 && matches!(T, code::CESU8 | code::MUTF8) && F != code::CORRECTED {
+        while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= 2 * STEP_ROOM) {
+            let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            if x & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
+                break;
+            }
+            let (first, second) = (four_byte_value(x as u32), four_byte_value((x >> 32) as u32));
+            // (RFC 2279's 4-byte sequences go beyond U+10FFFF.)
+            if first.max(second) > 0x10_FFFF {
+                break;
+            }
+            dst[w..w + 8].copy_from_slice(&pair_word(first).to_le_bytes());
+            dst[w + 6..w + 14].copy_from_slice(&pair_word(second).to_le_bytes());
+            i += 8;
+            w += 12;
+        }
+    }
     let (mask, bits) = match L {
         2 => (0xC0E0, 0x80C0),
         3 => (0xC0_C0F0, 0x80_80E0),
@@ -278,11 +327,8 @@ fn run<const F: u8, const T: u8, const L: usize>(
         let value = match L {
             2 => (x as u32 & 0x1F) << 6 | byte(1),
             3 => (x as u32 & 0x0F) << 12 | byte(1) << 6 | byte(2),
-            4 => (x as u32 & 0x07) << 18 | byte(1) << 12 | byte(2) << 6 | byte(3),
-            _ => {
-                0x1_0000
-                    + ((byte(1) & 0x0F) << 16 | byte(2) << 10 | (byte(4) & 0x0F) << 6 | byte(5))
-            }
+            4 => four_byte_value(x as u32),
+            _ => pair_code_point(x),
         };
         let cp = if F == code::CORRECTED {
             corrected_offset(value, L)
