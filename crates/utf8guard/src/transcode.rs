@@ -287,6 +287,21 @@ fn wide_scan() -> bool {
     false
 }
 
+/// The most bytes the fast converter writes for `len` bytes of `from` in
+/// `to` (it converts only code points up to U+10FFFF): twice as many into
+/// modified UTF-8 (`00` becomes `C0 80`); half as many again into CESU-8
+/// (a 4-byte form becomes a 6-byte pair) and out of Corrected UTF-8 (2
+/// bytes may become 3); otherwise no more (a pair becomes 4 bytes, `C0 80`
+/// one, and Corrected UTF-8's offsets never lengthen a sequence).
+fn expansion(from: Dialect, to: Dialect, len: usize) -> usize {
+    match (from, to) {
+        (Dialect::Mutf8 | Dialect::Corrected, Dialect::Mutf8) => len + len / 2,
+        (_, Dialect::Mutf8) => 2 * len,
+        (_, Dialect::Cesu8) | (Dialect::Corrected, _) => len + len / 2,
+        _ => len,
+    }
+}
+
 /// Converts a stream of one dialect into another, a piece at a time, with
 /// an error [`Policy`].
 ///
@@ -373,7 +388,8 @@ impl Transcoder {
     /// without it, a tail that more input may complete is left unread
     /// ([`Status::InputEmpty`] with `read < input.len()`), to be passed
     /// again with what follows. After an error, the transcoder must not be
-    /// used again.
+    /// used again. The bytes of `output` after the `written` ones are left
+    /// unspecified (the conversion may use them as scratch).
     pub fn transcode(&mut self, input: &[u8], output: &mut [u8], last: bool) -> Progress {
         let mut sink = SliceSink {
             buf: output,
@@ -511,14 +527,7 @@ impl Transcoder {
                 }
                 let src = &input[*at..valid_end];
                 let mut read = 0;
-                // Room for the longest expansion: modified UTF-8's C0 80
-                // for 00, otherwise 6 bytes for 4 (or 3 for 2).
-                let want = if self.to == Dialect::Mutf8 {
-                    2 * src.len()
-                } else {
-                    src.len() + src.len() / 2
-                };
-                out.fill(want + 16, |dst| {
+                out.fill(expansion(self.from, self.to, src.len()) + 16, |dst| {
                     let (r, w) = fast::convert(self.from, self.to, src, dst);
                     read = r;
                     w
