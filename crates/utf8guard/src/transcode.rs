@@ -489,7 +489,7 @@ impl Transcoder {
             let (a, b) = (unchanged_bytes(self.from), unchanged_bytes(self.to));
             (a.0.max(b.0), a.1.min(b.1))
         };
-        // Where the slow phase must stop without `last`: a sequence from
+        // Where the careful phase must stop without `last`: a sequence from
         // there may go on in the next piece.
         let settled = if last {
             input.len()

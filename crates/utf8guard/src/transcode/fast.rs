@@ -268,6 +268,18 @@ fn pair_word(cp: u32) -> u64 {
     layout_word(0xD800 | offset >> 10, 3) | layout_word(0xDC00 | (offset & 0x3FF), 3) << 24
 }
 
+/// The surrogate pair (6-byte form, first byte lowest) of the 4-byte
+/// sequence `x` (up to U+10FFFF), bit field to bit field: `F0|a 80|b 80|c
+/// 80|d` is `ED A0|u 80|(b&F)<<2|c>>4 ED B0|c&F 80|d` with `u` the plane
+/// less one, `(a << 2 | b >> 4) - 1`.
+#[inline(always)]
+fn pair_of_four(x: u32) -> u64 {
+    let x = u64::from(x);
+    let (a, b, c, d) = (x & 0x07, x >> 8 & 0x3F, x >> 16 & 0x3F, x >> 24 & 0x3F);
+    let u = (a << 2 | b >> 4) - 1;
+    0x80B0_ED80_A0ED | u << 8 | ((b & 0x0F) << 2 | c >> 4) << 16 | (c & 0x0F) << 32 | d << 40
+}
+
 /// A run of items of the same shape that all change, from `src[i..]` into
 /// `dst[w..]`: sequences of `L` bytes (2, 3 or 4; 6 for a surrogate pair),
 /// without the general loop's dispatch on the lead byte. Stops before the
@@ -301,13 +313,15 @@ fn run<const F: u8, const T: u8, const L: usize>(
             if x & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
                 break;
             }
-            let (first, second) = (four_byte_value(x as u32), four_byte_value((x >> 32) as u32));
-            // (RFC 2279's 4-byte sequences go beyond U+10FFFF.)
-            if first.max(second) > 0x10_FFFF {
+            let (first, second) = (x as u32, (x >> 32) as u32);
+            // RFC 2279's 4-byte sequences go beyond U+10FFFF (the other
+            // dialects' do not).
+            if F == code::RFC2279 && four_byte_value(first).max(four_byte_value(second)) > 0x10_FFFF
+            {
                 break;
             }
-            dst[w..w + 8].copy_from_slice(&pair_word(first).to_le_bytes());
-            dst[w + 6..w + 14].copy_from_slice(&pair_word(second).to_le_bytes());
+            dst[w..w + 8].copy_from_slice(&pair_of_four(first).to_le_bytes());
+            dst[w + 6..w + 14].copy_from_slice(&pair_of_four(second).to_le_bytes());
             i += 8;
             w += 12;
         }
