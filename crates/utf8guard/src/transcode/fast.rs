@@ -326,6 +326,36 @@ fn run<const F: u8, const T: u8, const L: usize>(
             w += 12;
         }
     }
+    // Two-byte sequences between UTF-8 and Corrected UTF-8 (Cyrillic,
+    // Greek, Hebrew, Arabic, ...), two a step while both stay 2 bytes long:
+    // the value moves by 0xA0.
+    if L == 2 && (F == code::CORRECTED) != (T == code::CORRECTED) && F != code::MUTF8 {
+        while let (Some(chunk), true) = (src.get(i..i + 4), dst.len() - w >= STEP_ROOM) {
+            let x = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
+            if x & 0xC0E0_C0E0 != 0x80C0_80C0 {
+                break;
+            }
+            let first = (x & 0x1F) << 6 | (x >> 8 & 0x3F);
+            let second = (x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F);
+            let (first, second) = if F == code::CORRECTED {
+                // Up to U+07FF, still 2 bytes in UTF-8.
+                if first.max(second) >= 0x800 - 0xA0 {
+                    break;
+                }
+                (first + 0xA0, second + 0xA0)
+            } else {
+                // From U+00A0 (C1 controls have no Corrected form).
+                if first.min(second) < 0xA0 {
+                    break;
+                }
+                (first - 0xA0, second - 0xA0)
+            };
+            let word = layout_word(first, 2) | layout_word(second, 2) << 16;
+            dst[w..w + 4].copy_from_slice(&(word as u32).to_le_bytes());
+            i += 4;
+            w += 4;
+        }
+    }
     let (mask, bits) = match L {
         2 => (0xC0E0, 0x80C0),
         3 => (0xC0_C0F0, 0x80_80E0),
