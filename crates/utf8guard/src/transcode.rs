@@ -204,7 +204,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     /// to the prefix found, not to the rest of the input.
     const PIECE: usize = 16 * 1024;
     let outside = |b: &u8| *b < lo || *b > hi;
-    let wide = wide_scan();
+    let width = wide_scan();
     let mut at = 0;
     while at < bytes.len() {
         let end = bytes.len().min(at + PIECE);
@@ -228,7 +228,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
             // early exit inside, so that it vectorizes), then the byte in
             // the block.
             for block in piece[..valid].chunks(512) {
-                if any_outside(block, (lo, hi), wide) {
+                if any_outside(block, (lo, hi), width) {
                     return at + from + block.iter().position(outside).unwrap_or(block.len());
                 }
                 from += block.len();
@@ -242,17 +242,39 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     at
 }
 
-/// `true` when a byte of `block` is outside `lo..=hi`, with the AVX2
-/// instructions when `wide` (from [`wide_scan`]).
+/// How wide a scan [`any_outside`] may use (from [`wide_scan`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    /// The target's baseline (SSE2 on x86-64).
+    Base,
+    /// AVX2, which the CPU has.
+    Avx2,
+    /// AVX-512 (F and BW), which the CPU has.
+    Avx512,
+}
+
+/// `true` when a byte of `block` is outside `lo..=hi`, with the widest
+/// vectors `width` allows.
 #[inline(always)]
-fn any_outside(block: &[u8], range: (u8, u8), wide: bool) -> bool {
+fn any_outside(block: &[u8], range: (u8, u8), width: Width) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if wide {
-        // SAFETY: `wide` comes from `wide_scan`, which found AVX2 on this
+    match width {
+        // SAFETY: `width` comes from `wide_scan`, which found AVX2 on this
         // CPU.
-        return unsafe { any_outside_avx2(block, range) };
+        Width::Avx2 => return unsafe { any_outside_avx2(block, range) },
+        // SAFETY: `width` comes from `wide_scan`, which found AVX-512 F and
+        // BW on this CPU.
+        Width::Avx512 => return unsafe { any_outside_avx512(block, range) },
+        Width::Base => {}
     }
-    let _ = wide;
+    let _ = width;
+    outside_bytes(block, range)
+}
+
+/// [`outside_bytes`] compiled for AVX-512 (64 bytes per instruction).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn any_outside_avx512(block: &[u8], range: (u8, u8)) -> bool {
     outside_bytes(block, range)
 }
 
@@ -273,18 +295,21 @@ fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
     min < lo || max > hi
 }
 
-/// Whether [`any_outside`] may use AVX2: when the dispatcher chose an
-/// AVX2 or AVX-512 kernel (not when a narrower one is forced) and the CPU
-/// has AVX2.
-fn wide_scan() -> bool {
+/// How wide a scan [`any_outside`] may use: as wide as the kernel the
+/// dispatcher chose (not wider than a forced one), if the CPU has it.
+fn wide_scan() -> Width {
     #[cfg(target_arch = "x86_64")]
     {
+        use crate::dispatch::{active, is_available};
         use crate::Kernel;
-        matches!(crate::dispatch::active(), Kernel::Avx2 | Kernel::Avx512)
-            && crate::dispatch::is_available(Kernel::Avx2)
+        match active() {
+            Kernel::Avx512 if is_available(Kernel::Avx512) => Width::Avx512,
+            Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Width::Avx2,
+            _ => Width::Base,
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    false
+    Width::Base
 }
 
 /// The most bytes the fast converter writes for `len` bytes of `from` in
