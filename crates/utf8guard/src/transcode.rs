@@ -248,8 +248,10 @@ enum Width {
     /// The target's baseline (SSE2 on x86-64).
     Base,
     /// AVX2, which the CPU has.
+    #[cfg(target_arch = "x86_64")]
     Avx2,
     /// AVX-512 (F and BW), which the CPU has.
+    #[cfg(target_arch = "x86_64")]
     Avx512,
 }
 
