@@ -199,6 +199,9 @@ fn unchanged_bytes(dialect: Dialect) -> (u8, u8) {
 
 /// The length of the longest prefix of `bytes` that is valid strict UTF-8
 /// made of bytes in `lo..=hi` only.
+/// The most bytes the copy phase validates, scans and copies at a time.
+const COPY_PIECE: usize = 16 * 1024;
+
 fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     /// Bytes validated and scanned at a time: the work stays in proportion
     /// to the prefix found, not to the rest of the input.
@@ -528,13 +531,21 @@ impl Transcoder {
         let mut valid_end = 0;
         let mut window = fast::WINDOW_MIN;
         loop {
+            // A piece at a time, each copied while it is still in the
+            // cache, until a piece yields nothing (a piece's end may cut a
+            // sequence, which the next piece starts with). Without `last`,
+            // the prefix may end inside a sequence that the next piece of
+            // the stream completes: `from_utf8` stops before it.
             if !self.after_lead {
-                let end = *at + out.room().min(input.len() - *at);
-                // Without `last`, the prefix may end inside a sequence that
-                // the next piece completes: `from_utf8` stops before it.
-                let n = unchanged_prefix(&input[*at..end], range);
-                out.put(&input[*at..*at + n]);
-                *at += n;
+                loop {
+                    let end = *at + out.room().min(input.len() - *at).min(COPY_PIECE);
+                    let n = unchanged_prefix(&input[*at..end], range);
+                    out.put(&input[*at..*at + n]);
+                    *at += n;
+                    if n == 0 || *at == input.len() || out.room() == 0 {
+                        break;
+                    }
+                }
             }
             if *at >= settled {
                 return Ok(Status::InputEmpty);
