@@ -22,6 +22,18 @@
 //! - `cesu8/<script>`, `mutf8/<script>`: utf8guard's CESU-8 and modified
 //!   UTF-8 validation against the Rust crates that check them
 //!   (`simd_cesu8`'s strict decoders, `cesu8`).
+//! - `transcode/...`: the transcoders. `transcode/unchanged/<pair>/<script>`:
+//!   text that needs no change (UTF-8 to CESU-8 on the files without
+//!   supplementary characters, WTF-8 to UTF-8 on every file) against
+//!   `validate` and a copy into a buffer; `transcode/cesu8-to-utf8/Emoji`
+//!   and `transcode/utf8-to-cesu8/Emoji` against the `simd_cesu8` and
+//!   `cesu8` crates' conversions (which take the text as a `str`, already
+//!   valid); `transcode/wtf8-to-utf16/<script>` and
+//!   `transcode/utf16-to-wtf8/<script>` against std's `encode_utf16` (from
+//!   a `str`) and `String::from_utf16`; `transcode/corrected-to-utf8/<script>`
+//!   and `transcode/utf8-to-corrected/<script>` for their throughput, with
+//!   the reference conversion (the scalar decoder and encoder, a code point
+//!   at a time) beside them.
 //! - `par-256MiB`, `stream-64MiB`, `lossy/<input>`, `chunks/<input>`,
 //!   `offsets-1M`: the
 //!   ingestion APIs against their sequential or std counterparts; with the
@@ -53,7 +65,7 @@
 
 use std::borrow::Cow;
 
-use utf8guard::{par, Dialect, Kernel, StreamValidator};
+use utf8guard::{par, Decoded, Dialect, Kernel, Policy, Status, StreamValidator, Transcoder};
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
 use utf8guard_bench::paired::Comparison;
 use utf8guard_bench::runner::Runner;
@@ -286,6 +298,216 @@ fn dialects(r: &mut Runner) {
             });
             r.run(cmp, 2.0);
         }
+    }
+}
+
+/// Converts all of `input` from `from` to `to` into `out` (large enough),
+/// strictly; returns the bytes written.
+fn transcode_into(from: Dialect, to: Dialect, input: &[u8], out: &mut [u8]) -> usize {
+    let p = Transcoder::new(from, to, Policy::Strict).transcode(input, out, true);
+    assert_eq!((p.result, p.read), (Ok(Status::InputEmpty), input.len()));
+    p.written
+}
+
+/// The reference conversion of well-formed `input`: the scalar decoder,
+/// then the encoder, a code point at a time, into `out`.
+fn reference_into(from: Dialect, to: Dialect, input: &[u8], out: &mut Vec<u8>) -> usize {
+    out.clear();
+    for item in from.decode(input) {
+        let Decoded::Char { code_point, .. } = item else {
+            panic!("ill-formed input")
+        };
+        out.extend_from_slice(&to.encode(code_point).expect("encodable"));
+    }
+    out.len()
+}
+
+/// The labels of the `transcode` comparisons on a lipsum file (those that
+/// apply to it).
+const TRANSCODE_LABELS: [&str; 8] = [
+    "unchanged/utf8-to-cesu8",
+    "unchanged/wtf8-to-utf8",
+    "cesu8-to-utf8",
+    "utf8-to-cesu8",
+    "wtf8-to-utf16",
+    "utf16-to-wtf8",
+    "corrected-to-utf8",
+    "utf8-to-corrected",
+];
+
+fn transcode(r: &mut Runner) {
+    let files = match inputs::lipsum() {
+        Ok(files) => files,
+        Err(why) => {
+            eprintln!("paired: transcode skipped: {why}");
+            return;
+        }
+    };
+    let wanted = files.iter().any(|f| {
+        TRANSCODE_LABELS
+            .iter()
+            .any(|label| r.wanted(&format!("transcode/{label}/{}", f.name)))
+    });
+    if !wanted {
+        return;
+    }
+    let encoded: Vec<Encoded> = files.iter().map(Encoded::new).collect();
+    // Text that needs no change.
+    for file in &encoded {
+        let supplementary = file.utf8.iter().any(|&b| b >= 0xF0);
+        for (from, to) in [
+            (Dialect::Utf8, Dialect::Cesu8),
+            (Dialect::Wtf8, Dialect::Utf8),
+        ] {
+            if supplementary && to == Dialect::Cesu8 {
+                continue;
+            }
+            let label = format!("unchanged/{}-to-{}/{}", short(from), short(to), file.name);
+            let input = &file.utf8[..];
+            let mut cmp = Comparison::new("transcode", &label, input.len() as u64);
+            if !r.wanted(&cmp.id()) {
+                continue;
+            }
+            let mut out = vec![0u8; 2 * input.len() + 16];
+            let n = transcode_into(from, to, input, &mut out);
+            assert_eq!(&out[..n], input, "{label}: changed");
+            cmp.add("utf8guard", move || {
+                transcode_into(from, to, std::hint::black_box(input), &mut out) as u64
+            });
+            let mut copy = vec![0u8; input.len()];
+            cmp.add("validate + copy", move || {
+                let input = std::hint::black_box(input);
+                if !utf8guard::validate(input) {
+                    return 0;
+                }
+                copy.copy_from_slice(input);
+                std::hint::black_box(&copy).len() as u64
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+    // CESU-8 against the crates, on the text where every character changes.
+    for file in encoded.iter().filter(|f| f.name == "Emoji") {
+        let (utf8, cesu) = (&file.utf8[..], &file.cesu8[..]);
+        let text = std::str::from_utf8(utf8).expect("lipsum is UTF-8");
+        let mut cmp = Comparison::new("transcode", "cesu8-to-utf8/Emoji", cesu.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let ours = utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, cesu, Policy::Strict);
+            assert_eq!(ours.as_deref(), Ok(utf8));
+            assert_eq!(simd_cesu8::decode_strict(cesu).as_deref(), Ok(text));
+            assert_eq!(cesu8::from_cesu8(cesu).ok().as_deref(), Some(text));
+            cmp.add("utf8guard transcode", move || {
+                let input = std::hint::black_box(cesu);
+                utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, input, Policy::Strict)
+                    .map_or(0, |v| v.len() as u64)
+            });
+            cmp.add("simd_cesu8 decode_strict", move || {
+                simd_cesu8::decode_strict(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+            });
+            cmp.add("cesu8 from_cesu8", move || {
+                cesu8::from_cesu8(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+            });
+            r.run(cmp, 2.0);
+        }
+        let mut cmp = Comparison::new("transcode", "utf8-to-cesu8/Emoji", utf8.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let ours = utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, utf8, Policy::Strict);
+            assert_eq!(ours.as_deref(), Ok(cesu));
+            assert_eq!(&*simd_cesu8::encode(text), cesu);
+            assert_eq!(&*cesu8::to_cesu8(text), cesu);
+            cmp.add("utf8guard transcode", move || {
+                let input = std::hint::black_box(utf8);
+                utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, input, Policy::Strict)
+                    .map_or(0, |v| v.len() as u64)
+            });
+            cmp.add("simd_cesu8 encode", move || {
+                simd_cesu8::encode(std::hint::black_box(text)).len() as u64
+            });
+            cmp.add("cesu8 to_cesu8", move || {
+                cesu8::to_cesu8(std::hint::black_box(text)).len() as u64
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+    // WTF-8 and UTF-16, against std on valid text.
+    for file in &encoded {
+        let utf8 = &file.utf8[..];
+        let text = std::str::from_utf8(utf8).expect("lipsum is UTF-8");
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let label = format!("wtf8-to-utf16/{}", file.name);
+        let mut cmp = Comparison::new("transcode", &label, utf8.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let mut ours = Vec::new();
+            utf8guard::wtf8_to_utf16(utf8, Policy::Strict, &mut ours).expect("valid");
+            assert_eq!(ours, units);
+            cmp.add("utf8guard wtf8_to_utf16", move || {
+                let mut out = Vec::new();
+                utf8guard::wtf8_to_utf16(std::hint::black_box(utf8), Policy::Strict, &mut out)
+                    .map_or(0, |()| out.len() as u64)
+            });
+            cmp.add("std encode_utf16 collect", move || {
+                std::hint::black_box(text)
+                    .encode_utf16()
+                    .collect::<Vec<u16>>()
+                    .len() as u64
+            });
+            r.run(cmp, 2.0);
+        }
+        let label = format!("utf16-to-wtf8/{}", file.name);
+        let mut cmp = Comparison::new("transcode", &label, utf8.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let units = &units;
+            let mut ours = Vec::new();
+            utf8guard::utf16_to_wtf8(units, &mut ours);
+            assert_eq!(ours, utf8);
+            cmp.add("utf8guard utf16_to_wtf8", move || {
+                let mut out = Vec::new();
+                utf8guard::utf16_to_wtf8(std::hint::black_box(units), &mut out);
+                out.len() as u64
+            });
+            cmp.add("std String::from_utf16", move || {
+                String::from_utf16(std::hint::black_box(units)).map_or(0, |s| s.len() as u64)
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+    // Corrected UTF-8, where every non-ASCII character changes.
+    for file in &encoded {
+        for (from, to) in [
+            (Dialect::Corrected, Dialect::Utf8),
+            (Dialect::Utf8, Dialect::Corrected),
+        ] {
+            let (input, output) = (file.bytes(from), file.bytes(to));
+            let label = format!("{}-to-{}/{}", short(from), short(to), file.name);
+            let mut cmp = Comparison::new("transcode", &label, input.len() as u64);
+            if !r.wanted(&cmp.id()) {
+                continue;
+            }
+            let mut out = vec![0u8; 2 * input.len() + 16];
+            let n = transcode_into(from, to, input, &mut out);
+            assert_eq!(&out[..n], output);
+            let mut reference = Vec::new();
+            reference_into(from, to, input, &mut reference);
+            assert_eq!(reference, output);
+            cmp.add("utf8guard", move || {
+                transcode_into(from, to, std::hint::black_box(input), &mut out) as u64
+            });
+            cmp.add("reference (decode + encode)", move || {
+                reference_into(from, to, std::hint::black_box(input), &mut reference) as u64
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+}
+
+/// A dialect's short name in the comparisons' labels.
+fn short(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Utf8 => "utf8",
+        Dialect::Cesu8 => "cesu8",
+        Dialect::Wtf8 => "wtf8",
+        Dialect::Corrected => "corrected",
+        other => other.name(),
     }
 }
 
@@ -754,6 +976,7 @@ fn main() {
     );
     lipsum(&mut r);
     dialects(&mut r);
+    transcode(&mut r);
     short_strings(&mut r);
     strings_by_size(&mut r);
     invalid(&mut r);

@@ -4,19 +4,27 @@
 //! code point, with an error [`Policy`]. Most text needs no change at all
 //! (ASCII; and, between the dialects that share UTF-8's forms, every
 //! character but a few: CESU-8's surrogate pairs, modified UTF-8's
-//! `C0 80`, ...), so the transcoder alternates two phases, as the lossy
-//! conversion does:
+//! `C0 80`, ...), so the transcoder goes through three phases in turn:
 //!
-//! * the fast phase finds, with the active vector kernel, the longest
+//! * the copy phase finds, with the active vector kernel, the longest
 //!   prefix of the rest of the input that is valid strict UTF-8 *and* made
 //!   only of bytes that mean the same in both dialects (a byte range per
 //!   dialect: everything for UTF-8, Unicode 3.1, WTF-8 and RFC 2279; no
 //!   `F0..FF` for CESU-8; no `00` or `F0..FF` for modified UTF-8; ASCII
 //!   without `00` for Corrected UTF-8), and copies it as it is;
-//! * the slow phase decodes from there with the scalar decoder
-//!   ([`Dialect::decode`]) and encodes each code point
-//!   ([`Dialect::encode`]), until [`CLEAN_RUN`] bytes in a row have come out
-//!   unchanged, and hands back to the fast phase.
+//! * the conversion phase checks a window of the input ahead (256 bytes at
+//!   first, doubling up to 64 KiB while the windows are valid) with the
+//!   dialect's vector kernel, and converts its well-formed prefix with a
+//!   tight loop for the pair of dialects (`fast.rs`), which decodes without
+//!   checking again and copies ASCII 8 bytes at a time; it stops before
+//!   anything that needs care (a code point the target cannot hold, a lone
+//!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
+//!   by the window's end), or after a long run of unchanged bytes, when the
+//!   copy phase takes over again;
+//! * the careful phase converts the one item where the conversion stopped
+//!   with the scalar decoder ([`Dialect::decode`]) and encoder
+//!   ([`Dialect::encode`]), the reference, which also gives the errors
+//!   (their offset, length and cause) and the replacements.
 
 use core::fmt;
 
@@ -28,9 +36,7 @@ use crate::dialect::Dialect;
 use crate::encode::{EncodeError, Encoded};
 use crate::error::ErrorKind;
 
-/// How many unchanged bytes in a row send the slow phase back to the fast
-/// one.
-const CLEAN_RUN: usize = 32;
+mod fast;
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,6 +142,9 @@ trait Sink {
     fn room(&self) -> usize;
     /// Appends `bytes` (at most `room()` of them).
     fn put(&mut self, bytes: &[u8]);
+    /// Lets `write` fill the next bytes of the output (at least `want` of
+    /// them, or all the room there is) and keeps as many as it returns.
+    fn fill(&mut self, want: usize, write: impl FnOnce(&mut [u8]) -> usize);
 }
 
 /// A caller's buffer and how much of it is written.
@@ -153,6 +162,10 @@ impl Sink for SliceSink<'_> {
         self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
         self.len += bytes.len();
     }
+
+    fn fill(&mut self, _want: usize, write: impl FnOnce(&mut [u8]) -> usize) {
+        self.len += write(&mut self.buf[self.len..]);
+    }
 }
 
 #[cfg(feature = "alloc")]
@@ -163,6 +176,13 @@ impl Sink for Vec<u8> {
 
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+
+    fn fill(&mut self, want: usize, write: impl FnOnce(&mut [u8]) -> usize) {
+        let len = self.len();
+        self.resize(len + want, 0);
+        let n = write(&mut self[len..]);
+        self.truncate(len + n);
     }
 }
 
@@ -179,30 +199,137 @@ fn unchanged_bytes(dialect: Dialect) -> (u8, u8) {
 
 /// The length of the longest prefix of `bytes` that is valid strict UTF-8
 /// made of bytes in `lo..=hi` only.
+/// The most bytes the copy phase validates, scans and copies at a time.
+const COPY_PIECE: usize = 16 * 1024;
+
 fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
-    let valid = if hi < 0x80 {
-        // Bytes in the range are ASCII: valid whatever they are.
-        bytes.len()
-    } else {
-        match crate::from_utf8(bytes) {
-            Ok(_) => bytes.len(),
-            Err(e) => e.valid_up_to(),
-        }
-    };
-    if lo == 0 && hi == 0xFF {
-        return valid;
-    }
+    /// Bytes validated and scanned at a time: the work stays in proportion
+    /// to the prefix found, not to the rest of the input.
+    const PIECE: usize = 16 * 1024;
     let outside = |b: &u8| *b < lo || *b > hi;
+    let width = wide_scan();
     let mut at = 0;
-    // A block at a time (no early exit inside, so it vectorizes), then the
-    // byte in the block.
-    for block in bytes[..valid].chunks(64) {
-        if block.iter().fold(false, |any, b| any | outside(b)) {
-            return at + block.iter().position(outside).unwrap_or(block.len());
+    while at < bytes.len() {
+        let end = bytes.len().min(at + PIECE);
+        let piece = &bytes[at..end];
+        // First the validation (bytes in an ASCII range are valid whatever
+        // they are), then the bytes in the range.
+        let (valid, done) = if hi < 0x80 {
+            (piece.len(), false)
+        } else {
+            match crate::from_utf8(piece) {
+                Ok(_) => (piece.len(), false),
+                // A sequence cut by the piece's end: the next piece starts
+                // with it.
+                Err(e) if e.error_len().is_none() && end < bytes.len() => (e.valid_up_to(), false),
+                Err(e) => (e.valid_up_to(), true),
+            }
+        };
+        if !(lo == 0 && hi == 0xFF) {
+            let mut from = 0;
+            // A block at a time (its least and greatest bytes, with no
+            // early exit inside, so that it vectorizes), then the byte in
+            // the block.
+            for block in piece[..valid].chunks(512) {
+                if any_outside(block, (lo, hi), width) {
+                    return at + from + block.iter().position(outside).unwrap_or(block.len());
+                }
+                from += block.len();
+            }
         }
-        at += block.len();
+        at += valid;
+        if done {
+            break;
+        }
     }
-    valid
+    at
+}
+
+/// How wide a scan [`any_outside`] may use (from [`wide_scan`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    /// The target's baseline (SSE2 on x86-64).
+    Base,
+    /// AVX2, which the CPU has.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512 (F and BW), which the CPU has.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+/// `true` when a byte of `block` is outside `lo..=hi`, with the widest
+/// vectors `width` allows.
+#[inline(always)]
+fn any_outside(block: &[u8], range: (u8, u8), width: Width) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    match width {
+        // SAFETY: `width` comes from `wide_scan`, which found AVX2 on this
+        // CPU.
+        Width::Avx2 => return unsafe { any_outside_avx2(block, range) },
+        // SAFETY: `width` comes from `wide_scan`, which found AVX-512 F and
+        // BW on this CPU.
+        Width::Avx512 => return unsafe { any_outside_avx512(block, range) },
+        Width::Base => {}
+    }
+    let _ = width;
+    outside_bytes(block, range)
+}
+
+/// [`outside_bytes`] compiled for AVX-512 (64 bytes per instruction).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn any_outside_avx512(block: &[u8], range: (u8, u8)) -> bool {
+    outside_bytes(block, range)
+}
+
+/// [`outside_bytes`] compiled for AVX2 (32 bytes per instruction rather
+/// than SSE2's 16).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn any_outside_avx2(block: &[u8], range: (u8, u8)) -> bool {
+    outside_bytes(block, range)
+}
+
+/// The scan itself: the least and the greatest byte (no early exit, so
+/// that it vectorizes).
+#[inline(always)]
+fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
+    let max = block.iter().fold(0, |m: u8, &b| m.max(b));
+    let min = block.iter().fold(0xFF, |m: u8, &b| m.min(b));
+    min < lo || max > hi
+}
+
+/// How wide a scan [`any_outside`] may use: as wide as the kernel the
+/// dispatcher chose (not wider than a forced one), if the CPU has it.
+fn wide_scan() -> Width {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::dispatch::{active, is_available};
+        use crate::Kernel;
+        match active() {
+            Kernel::Avx512 if is_available(Kernel::Avx512) => Width::Avx512,
+            Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Width::Avx2,
+            _ => Width::Base,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Width::Base
+}
+
+/// The most bytes the fast converter writes for `len` bytes of `from` in
+/// `to` (it converts only code points up to U+10FFFF): twice as many into
+/// modified UTF-8 (`00` becomes `C0 80`); half as many again into CESU-8
+/// (a 4-byte form becomes a 6-byte pair) and out of Corrected UTF-8 (2
+/// bytes may become 3); otherwise no more (a pair becomes 4 bytes, `C0 80`
+/// one, and Corrected UTF-8's offsets never lengthen a sequence).
+fn expansion(from: Dialect, to: Dialect, len: usize) -> usize {
+    match (from, to) {
+        (Dialect::Mutf8 | Dialect::Corrected, Dialect::Mutf8) => len + len / 2,
+        (_, Dialect::Mutf8) => 2 * len,
+        (_, Dialect::Cesu8) | (Dialect::Corrected, _) => len + len / 2,
+        _ => len,
+    }
 }
 
 /// Converts a stream of one dialect into another, a piece at a time, with
@@ -212,8 +339,9 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
 /// UTF-8's forms, every character but a few) is copied as it is, once the
 /// active vector kernel has found it valid strict UTF-8 made only of bytes
 /// that mean the same in both dialects; from the first byte that differs,
-/// the scalar decoder and encoder convert one code point at a time until a
-/// run of unchanged text hands back to the kernel.
+/// a tight loop converts what the kernel found well formed, and the scalar
+/// decoder and encoder the few items that need care (see the module's
+/// documentation).
 ///
 /// Code points the target cannot hold are errors (or U+FFFD): surrogates
 /// in strict UTF-8, CESU-8 (lone ones) and Corrected UTF-8; code points
@@ -253,6 +381,9 @@ pub struct Transcoder {
     /// The last item read was a reserved run that reached the end of the
     /// piece: continuation bytes at the start of the next belong to it.
     in_run: bool,
+    /// The whole document is a proper prefix of Corrected UTF-8's magic
+    /// number (so it ends inside it).
+    magic_prefix: bool,
     /// The bytes of U+FFFD in the target.
     replacement: Encoded,
 }
@@ -269,6 +400,7 @@ impl Transcoder {
             consumed: 0,
             after_lead: false,
             in_run: false,
+            magic_prefix: false,
             replacement: to.encode(0xFFFD).expect("every dialect holds U+FFFD"),
         }
     }
@@ -286,7 +418,8 @@ impl Transcoder {
     /// without it, a tail that more input may complete is left unread
     /// ([`Status::InputEmpty`] with `read < input.len()`), to be passed
     /// again with what follows. After an error, the transcoder must not be
-    /// used again.
+    /// used again. The bytes of `output` after the `written` ones are left
+    /// unspecified (the conversion may use them as scratch).
     pub fn transcode(&mut self, input: &[u8], output: &mut [u8], last: bool) -> Progress {
         let mut sink = SliceSink {
             buf: output,
@@ -340,6 +473,10 @@ impl Transcoder {
                 if input.starts_with(MAGIC) {
                     at = MAGIC.len();
                 }
+                self.magic_prefix = last
+                    && !input.is_empty()
+                    && input.len() < MAGIC.len()
+                    && MAGIC.starts_with(input);
             }
             if self.write_magic {
                 if out.room() < MAGIC.len() {
@@ -382,21 +519,33 @@ impl Transcoder {
             let (a, b) = (unchanged_bytes(self.from), unchanged_bytes(self.to));
             (a.0.max(b.0), a.1.min(b.1))
         };
-        // Where the slow phase must stop without `last`: a sequence from
+        // Where the careful phase must stop without `last`: a sequence from
         // there may go on in the next piece.
         let settled = if last {
             input.len()
         } else {
             input.len().saturating_sub(5)
         };
+        // The input from `*at` to `valid_end` is well formed (checked by
+        // the kernel); the next window to check ahead is `window` long.
+        let mut valid_end = 0;
+        let mut window = fast::WINDOW_MIN;
         loop {
+            // A piece at a time, each copied while it is still in the
+            // cache, until a piece yields nothing (a piece's end may cut a
+            // sequence, which the next piece starts with). Without `last`,
+            // the prefix may end inside a sequence that the next piece of
+            // the stream completes: `from_utf8` stops before it.
             if !self.after_lead {
-                let end = *at + out.room().min(input.len() - *at);
-                // Without `last`, the prefix may end inside a sequence that
-                // the next piece completes: `from_utf8` stops before it.
-                let n = unchanged_prefix(&input[*at..end], range);
-                out.put(&input[*at..*at + n]);
-                *at += n;
+                loop {
+                    let end = *at + out.room().min(input.len() - *at).min(COPY_PIECE);
+                    let n = unchanged_prefix(&input[*at..end], range);
+                    out.put(&input[*at..*at + n]);
+                    *at += n;
+                    if n == 0 || *at == input.len() || out.room() == 0 {
+                        break;
+                    }
+                }
             }
             if *at >= settled {
                 return Ok(Status::InputEmpty);
@@ -404,15 +553,38 @@ impl Transcoder {
             if out.room() == 0 {
                 return Ok(Status::OutputFull);
             }
-            if let Some(status) = self.slow(input, at, out, settled, last)? {
+            if !self.after_lead && !self.in_run {
+                if *at >= valid_end {
+                    // Up to `settled` only: a sequence there may go on in the
+                    // next piece (the window's end cuts it, and the kernel
+                    // stops before it).
+                    let end = settled.min(*at + window);
+                    let valid = fast::valid_prefix(self.from, &input[*at..end]);
+                    window = fast::next_window(end - *at, valid);
+                    valid_end = *at + valid;
+                }
+                let src = &input[*at..valid_end];
+                let mut read = 0;
+                out.fill(expansion(self.from, self.to, src.len()) + 16, |dst| {
+                    let (r, w) = fast::convert(self.from, self.to, src, dst);
+                    read = r;
+                    w
+                });
+                *at += read;
+                if read > 0 {
+                    continue;
+                }
+            }
+            if let Some(status) = self.careful(input, at, out, settled, last)? {
                 return Ok(status);
             }
         }
     }
 
-    /// Decodes and encodes from `at` until a clean run (returns `None`), the
-    /// end of what may be read (`Some(InputEmpty)`), or a full output.
-    fn slow<S: Sink>(
+    /// Decodes and encodes the item at `at` (returns `None`), or returns
+    /// at the end of what may be read (`Some(InputEmpty)`) or on a full
+    /// output.
+    fn careful<S: Sink>(
         &mut self,
         input: &[u8],
         at: &mut usize,
@@ -425,9 +597,10 @@ impl Transcoder {
             Dialect::Unicode31 | Dialect::Wtf8 | Dialect::Mutf8 | Dialect::Cesu8
         );
         let mut items = Decode::resume(self.from, input, *at, self.after_lead, self.consumed == 0);
-        let mut clean = 0;
-        while *at < settled {
-            let Some(item) = items.next() else { break };
+        if *at < settled {
+            let Some(item) = items.next() else {
+                return Ok(Some(Status::InputEmpty));
+            };
             let mut end = item.offset() + item.len();
             let encoded;
             let produced: &[u8] = match item {
@@ -471,12 +644,19 @@ impl Transcoder {
                             self.in_run = true;
                             return Ok(Some(Status::InputEmpty));
                         }
-                        clean = 0;
-                        continue;
+                        return Ok(None);
                     } else {
                         encoded = self.refuse(offset, Some(len), Cause::Reserved)?;
                         &encoded
                     }
+                }
+                Decoded::Invalid { error, .. } if self.magic_prefix => {
+                    // The document ends inside the magic number, even if
+                    // this call does not see its start.
+                    let cause = Cause::Malformed(ErrorKind::Incomplete);
+                    encoded = self.refuse(error.valid_up_to(), None, cause)?;
+                    end = input.len();
+                    &encoded
                 }
                 Decoded::Invalid { error, .. } => {
                     let cause = Cause::Malformed(error.kind());
@@ -492,15 +672,8 @@ impl Transcoder {
             if matches!(item, Decoded::Reserved { .. }) && end == input.len() && !last {
                 self.in_run = true;
             }
-            if produced == &input[*at..end] {
-                clean += end - *at;
-            } else {
-                clean = 0;
-            }
             *at = end;
-            if clean >= CLEAN_RUN && !self.after_lead {
-                return Ok(None);
-            }
+            return Ok(None);
         }
         Ok(Some(Status::InputEmpty))
     }
@@ -588,8 +761,35 @@ pub fn wtf8_to_utf16(
     out.reserve(input.len());
     let mut at = 0;
     let mut after_lead = false;
+    let mut window = fast::WINDOW_MIN;
     while at < input.len() {
-        // ASCII, without decoding.
+        // Well-formed text, checked by the kernel a window at a time, in a
+        // tight loop.
+        if !after_lead {
+            let end = input.len().min(at + window);
+            let part = &input[at..end];
+            let mut valid = fast::valid_prefix(Dialect::Wtf8, part);
+            window = fast::next_window(part.len(), valid);
+            // A lead surrogate that ends the valid part but not the input:
+            // a trail after it would be an error, which the careful path
+            // below finds.
+            if at + valid < input.len()
+                && valid >= 3
+                && part[valid - 3] == 0xED
+                && (0xA0..0xB0).contains(&part[valid - 2])
+            {
+                valid -= 3;
+            }
+            if valid > 0 {
+                let len = out.len();
+                out.resize(len + valid, 0);
+                let n = fast::wtf8_to_utf16(&part[..valid], &mut out[len..]);
+                out.truncate(len + n);
+                at += valid;
+                continue;
+            }
+        }
+        // One item at a time. ASCII, without decoding.
         while let Some(&b) = input.get(at) {
             if b >= 0x80 {
                 break;
@@ -649,28 +849,19 @@ pub fn wtf8_to_utf16(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
+    /// Units converted at a time (their output, up to 3 bytes per unit,
+    /// stays in the cache).
+    const CHUNK: usize = 4096;
     out.reserve(input.len() + input.len() / 2);
     let mut i = 0;
     while i < input.len() {
-        let unit = u32::from(input[i]);
-        if unit < 0x80 {
-            out.push(unit as u8);
-            i += 1;
-            continue;
-        }
-        let mut code_point = unit;
-        i += 1;
-        if decode::is_lead(unit) {
-            if let Some(&next) = input.get(i) {
-                if (0xDC00..0xE000).contains(&next) {
-                    code_point = decode::combine(unit, u32::from(next));
-                    i += 1;
-                }
-            }
-        }
-        let bytes = Dialect::Wtf8
-            .encode(code_point)
-            .expect("WTF-8 holds every code point up to U+10FFFF");
-        out.extend_from_slice(&bytes);
+        let end = input.len().min(i + CHUNK);
+        let len = out.len();
+        out.resize(len + 3 * (end - i), 0);
+        // A lead surrogate at the end of a chunk waits for the next.
+        let (read, written) =
+            fast::utf16_to_wtf8(&input[i..end], &mut out[len..], end == input.len());
+        out.truncate(len + written);
+        i += read;
     }
 }

@@ -238,43 +238,55 @@ proptest! {
         bytes in text(Dialect::Wtf8),
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
     ) {
-        let mut bytes = bytes;
-        for (at, byte) in edits {
-            let i = at.index(bytes.len() + 1);
-            bytes.insert(i, byte);
-        }
-        for policy in [Policy::Strict, Policy::Replace] {
-            let mut expected = Vec::new();
-            let mut error = None;
-            for item in Dialect::Wtf8.decode(&bytes) {
-                match item {
-                    Decoded::Char { code_point, .. } => {
-                        let c = code_point;
-                        if c >= 0x1_0000 {
-                            expected.push((0xD800 + ((c - 0x1_0000) >> 10)) as u16);
-                            expected.push((0xDC00 + ((c - 0x1_0000) & 0x3FF)) as u16);
-                        } else {
-                            expected.push(c as u16);
-                        }
+        check_wtf8_to_utf16(bytes, edits)?;
+    }
+}
+
+/// `wtf8_to_utf16` against the WTF-8 decoder, on `bytes` with `edits`
+/// (bytes inserted).
+fn check_wtf8_to_utf16(
+    mut bytes: Vec<u8>,
+    edits: Vec<(prop::sample::Index, u8)>,
+) -> Result<(), TestCaseError> {
+    for (at, byte) in edits {
+        let i = at.index(bytes.len() + 1);
+        bytes.insert(i, byte);
+    }
+    for policy in [Policy::Strict, Policy::Replace] {
+        let mut expected = Vec::new();
+        let mut error = None;
+        for item in Dialect::Wtf8.decode(&bytes) {
+            match item {
+                Decoded::Char { code_point, .. } => {
+                    let c = code_point;
+                    if c >= 0x1_0000 {
+                        expected.push((0xD800 + ((c - 0x1_0000) >> 10)) as u16);
+                        expected.push((0xDC00 + ((c - 0x1_0000) & 0x3FF)) as u16);
+                    } else {
+                        expected.push(c as u16);
                     }
-                    Decoded::Invalid { error: e, .. } if policy == Policy::Strict => {
-                        error = Some((e.valid_up_to(), e.error_len(), Cause::Malformed(e.kind())));
-                        break;
-                    }
-                    _ => expected.push(0xFFFD),
                 }
+                Decoded::Invalid { error: e, .. } if policy == Policy::Strict => {
+                    error = Some((e.valid_up_to(), e.error_len(), Cause::Malformed(e.kind())));
+                    break;
+                }
+                _ => expected.push(0xFFFD),
             }
-            let mut got = Vec::new();
-            let r = wtf8_to_utf16(&bytes, policy, &mut got);
-            match error {
-                Some(e) => prop_assert_eq!(r.map_err(|x| (x.offset(), x.error_len(), x.cause())), Err(e)),
-                None => {
-                    prop_assert!(r.is_ok());
-                    prop_assert_eq!(got, expected);
-                }
+        }
+        let mut got = Vec::new();
+        let r = wtf8_to_utf16(&bytes, policy, &mut got);
+        match error {
+            Some(e) => prop_assert_eq!(
+                r.map_err(|x| (x.offset(), x.error_len(), x.cause())),
+                Err(e)
+            ),
+            None => {
+                prop_assert!(r.is_ok());
+                prop_assert_eq!(got, expected);
             }
         }
     }
+    Ok(())
 }
 
 #[test]
@@ -435,4 +447,187 @@ fn magic_number_at_the_end_streamed() {
         0xB7, 0x9D, 0xED, 0xB2, 0xAE, 0x00, 0x0A,
     ];
     check(Dialect::Corrected, Dialect::Cesu8, &input, &[2], 14);
+}
+
+/// Dense text in `dialect` (the fast converters' kind: mostly non-ASCII,
+/// ASCII in runs that fill 8-byte blocks) with, now and then, anything the
+/// dialect holds (surrogates, code points above U+10FFFF, C1 controls,
+/// U+0000), long enough to span several of the windows the kernel checks
+/// ahead.
+fn dense_text(dialect: Dialect) -> impl Strategy<Value = Vec<u8>> {
+    let max = dialect.max_code_point();
+    let item = prop_oneof![
+        3 => (0x20u32..0x7F, 1usize..24),
+        6 => (0xA0u32..0x800, Just(1)),
+        6 => (0x800u32..0xD800, Just(1)),
+        2 => (0xE000u32..0x1_0000, Just(1)),
+        4 => (0x1_0000u32..0x11_0000, Just(1)),
+        1 => (common::code_point(max, 1), Just(1)),
+    ];
+    prop::collection::vec(item, 0..700).prop_map(move |items| {
+        let mut out = Vec::new();
+        for (cp, repeat) in items {
+            if let Ok(bytes) = dialect.encode(cp) {
+                for _ in 0..repeat {
+                    out.extend_from_slice(&bytes);
+                }
+            }
+        }
+        out
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// The fast converters (tight loops over kernel-checked windows) against
+    /// the reference on dense text with mutations, both policies, in one
+    /// piece and in random pieces into buffers of random sizes.
+    #[test]
+    fn dense_text_matches_the_reference(
+        (from, bytes) in dialect().prop_flat_map(|d| (Just(d), dense_text(d))),
+        to in dialect(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..4u8), 0..4),
+        splice in prop::sample::select(vec![
+            &b"\x00"[..], b"\xC0\x80", b"\xED\xA0\x80", b"\xED\xB0\x80", b"\xED\xA0\xBD\xED\xB8\x80",
+            b"\xF0\x9F\x98\x80", b"\xF8\x88\x80\x80\x80", b"\xFE\x80\x80", b"\xC2\x85", b"\xF4\x90\x80\x80",
+        ]),
+        cuts in prop::collection::vec(0usize..3000, 0..6),
+        room in prop_oneof![16usize..100, 100usize..5000],
+    ) {
+        let mut bytes = bytes;
+        for (at, byte, how) in edits {
+            let i = at.index(bytes.len() + 1);
+            match how {
+                0 if i < bytes.len() => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => { bytes.splice(i..i, splice.iter().copied()); }
+            }
+        }
+        check(from, to, &bytes, &cuts, room);
+    }
+
+    /// WTF-8 to UTF-16 on dense text, with lone surrogates and errors.
+    #[test]
+    fn dense_wtf8_to_utf16_matches_the_reference(
+        bytes in dense_text(Dialect::Wtf8),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+    ) {
+        check_wtf8_to_utf16(bytes, edits)?;
+    }
+
+    /// UTF-16 to WTF-8 on dense units (lone surrogates too, also at the
+    /// ends of the chunks it converts at a time) against a unit-by-unit
+    /// reference.
+    #[test]
+    fn dense_utf16_to_wtf8_matches_the_reference(
+        units in prop::collection::vec(prop_oneof![
+            3 => 0u16..0x80, 3 => 0x80u16..0x800, 3 => 0x800u16..0xD800,
+            3 => 0xD800u16..0xDC00, 3 => 0xDC00u16..0xE000, 2 => 0xE000u16..=0xFFFF,
+        ], 0..9000),
+    ) {
+        let mut expected = Vec::new();
+        let mut i = 0;
+        while i < units.len() {
+            let mut cp = u32::from(units[i]);
+            i += 1;
+            if (0xD800..0xDC00).contains(&cp) {
+                if let Some(&t) = units.get(i).filter(|&&t| (0xDC00..0xE000).contains(&t)) {
+                    cp = 0x1_0000 + ((cp - 0xD800) << 10) + (u32::from(t) - 0xDC00);
+                    i += 1;
+                }
+            }
+            expected.extend_from_slice(&Dialect::Wtf8.encode(cp).unwrap());
+        }
+        let mut got = Vec::new();
+        utf16_to_wtf8(&units, &mut got);
+        prop_assert_eq!(got, expected);
+    }
+}
+
+/// Changes at every offset around the ends of the windows that the kernel
+/// checks ahead (256 bytes, doubling): a surrogate pair cut by a window's
+/// end, an item the target cannot hold, an ill-formed byte.
+#[test]
+fn changes_at_the_ends_of_the_windows() {
+    let base = "Дом 😀 κόσμος ".repeat(80);
+    let cases: [(Dialect, Dialect, &[u8]); 5] = [
+        (Dialect::Cesu8, Dialect::Utf8, b"\xED\xA0\xBD\xED\xB8\x80"),
+        (
+            Dialect::Unicode31,
+            Dialect::Wtf8,
+            b"\xED\xA0\xBD\xED\xB8\x80",
+        ),
+        (Dialect::Wtf8, Dialect::Utf8, b"\xED\xA0\x80"),
+        (Dialect::Utf8, Dialect::Corrected, b"\xC2\x85"),
+        (Dialect::Corrected, Dialect::Utf8, b"\xFF"),
+    ];
+    for (from, to, odd) in cases {
+        let text = transcode(Dialect::Utf8, from, base.as_bytes(), Policy::Strict).unwrap();
+        for at in (250..262).chain(760..776).chain(1780..1800) {
+            let mut input = text.clone();
+            // At a sequence boundary at or after `at`.
+            let at = (at..input.len())
+                .find(|&i| input[i] < 0x80 || input[i] >= 0xC0)
+                .unwrap();
+            input.splice(at..at, odd.iter().copied());
+            check(from, to, &input, &[at + 1, 2 * at], 4096);
+        }
+    }
+}
+
+/// A document that is a proper prefix of Corrected UTF-8's magic number
+/// ends inside it, also when a full output makes the transcoder stop
+/// before its last byte (the next call does not see the document's start).
+#[test]
+fn magic_number_prefix_with_a_full_output() {
+    let input = &MAGIC[..7];
+    let mut t = Transcoder::new(Dialect::Corrected, Dialect::Cesu8, Policy::Strict);
+    let mut buf = [0u8; 8];
+    let p = t.transcode(input, &mut buf, true);
+    assert_eq!(
+        (p.read, p.written, p.result),
+        (3, 6, Ok(Status::OutputFull))
+    );
+    let p = t.transcode(&input[3..], &mut buf, true);
+    assert_eq!((p.read, p.written), (3, 3));
+    let e = p.result.unwrap_err();
+    assert_eq!((e.offset(), e.error_len()), (6, None));
+    assert_eq!(e.cause(), Cause::Malformed(ErrorKind::Incomplete));
+    check(Dialect::Corrected, Dialect::Cesu8, input, &[], 8);
+}
+
+/// Unchanged text longer than the pieces the copy phase validates at a
+/// time (16 KiB), which cut a 3-byte character, then a change.
+#[test]
+fn long_unchanged_text_then_a_change() {
+    for extra in 0..3 {
+        let mut utf8 = "x".repeat(extra);
+        utf8.push_str(&"€".repeat(7000));
+        utf8.push('😀');
+        utf8.push_str("€ok");
+        let out = transcode(
+            Dialect::Utf8,
+            Dialect::Cesu8,
+            utf8.as_bytes(),
+            Policy::Strict,
+        )
+        .unwrap();
+        let mut expected = utf8.replace('😀', "").into_bytes();
+        let at = utf8.find('😀').unwrap();
+        expected.splice(at..at, *b"\xED\xA0\xBD\xED\xB8\x80");
+        assert_eq!(out, expected);
+        // Ill-formed after the long run: the error where it is.
+        let mut bad = utf8.clone().into_bytes();
+        bad[at] = 0xFF;
+        let e = transcode(Dialect::Wtf8, Dialect::Utf8, &bad, Policy::Strict).unwrap_err();
+        assert_eq!((e.offset(), e.error_len()), (at, Some(1)));
+        check(
+            Dialect::Utf8,
+            Dialect::Cesu8,
+            utf8.as_bytes(),
+            &[16_000, 17_000],
+            4096,
+        );
+    }
 }

@@ -1,0 +1,585 @@
+//! The transcoders' fast converters: tight loops over input that a vector
+//! kernel has already found well formed.
+//!
+//! Each loop reads a lead byte, takes the sequence's length from it and
+//! decodes without checking what the kernel checked; it writes the target's
+//! bytes directly. It stops before anything that needs the careful path (a
+//! code point the target cannot hold, a lone surrogate, a reserved run, a
+//! sequence that is not whole in the part it was given), which then
+//! converts that one item and reports any error exactly.
+
+#[cfg(feature = "alloc")]
+use crate::decode::is_lead;
+use crate::decode::{combine, corrected_offset};
+use crate::dialect::Dialect;
+use crate::error::Utf8Error;
+use crate::kernel;
+
+/// The first window the kernel checks ahead of the fast converter; each
+/// window that is valid to its end doubles the next, up to [`WINDOW_MAX`].
+/// Small at first so that, in input with many errors, checking ahead costs
+/// little more than converting.
+pub(super) const WINDOW_MIN: usize = 256;
+
+/// The largest window checked at once (it stays in the cache while it is
+/// converted).
+pub(super) const WINDOW_MAX: usize = 64 * 1024;
+
+/// How many unchanged bytes in a row send the fast converter back to the
+/// transcoder's copy phase (a validated copy at the speed of `memcpy`).
+const CLEAN_RUN: usize = 128;
+
+/// The room the fast converter wants before each step: each stores 8 bytes
+/// (an ASCII block, or an item of up to 6 bytes and scratch).
+const STEP_ROOM: usize = 8;
+
+/// The length of the longest prefix of `bytes` that is well formed in
+/// `dialect`, where `bytes` starts between two sequences of a document but
+/// not at its start (Corrected UTF-8's magic number is not skipped there).
+pub(super) fn valid_prefix(dialect: Dialect, bytes: &[u8]) -> usize {
+    let result = match dialect {
+        Dialect::Utf8 => crate::from_utf8(bytes).map(drop),
+        _ => {
+            // SAFETY: the active kernel is one this CPU supports.
+            let (_, result) = unsafe {
+                kernel::check_dialect_part(crate::dispatch::active(), dialect, bytes, false)
+            };
+            result
+        }
+    };
+    result.map_or_else(|e: Utf8Error| e.valid_up_to(), |()| bytes.len())
+}
+
+/// The next window's length after one of `len` bytes of which `valid` were
+/// well formed: doubled when the window was valid up to its last sequence
+/// (which its end may cut), back to the start after an error.
+pub(super) fn next_window(len: usize, valid: usize) -> usize {
+    if valid + 6 >= len {
+        (len * 2).clamp(WINDOW_MIN, WINDOW_MAX)
+    } else {
+        WINDOW_MIN
+    }
+}
+
+/// A dialect as a constant of the converters' type parameters.
+mod code {
+    pub const UTF8: u8 = 0;
+    pub const UNICODE31: u8 = 1;
+    pub const WTF8: u8 = 2;
+    pub const CESU8: u8 = 3;
+    pub const MUTF8: u8 = 4;
+    pub const RFC2279: u8 = 5;
+    pub const CORRECTED: u8 = 6;
+}
+
+const fn code_of(dialect: Dialect) -> u8 {
+    match dialect {
+        Dialect::Utf8 => code::UTF8,
+        Dialect::Unicode31 => code::UNICODE31,
+        Dialect::Wtf8 => code::WTF8,
+        Dialect::Cesu8 => code::CESU8,
+        Dialect::Mutf8 => code::MUTF8,
+        Dialect::Rfc2279 => code::RFC2279,
+        Dialect::Corrected => code::CORRECTED,
+    }
+}
+
+/// Converts `src`, well formed in `from` (checked by a kernel; it starts
+/// between sequences, never right after a WTF-8 lead surrogate) into `to`
+/// at the start of `dst`, until an item that needs the careful path, the
+/// end of `src`, a full `dst`, or a long run of unchanged bytes. Returns
+/// the bytes read and written; the bytes read end between two sequences.
+pub(super) fn convert(from: Dialect, to: Dialect, src: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    macro_rules! dispatch {
+        ($($f:ident),*) => {
+            match code_of(from) {
+                $(code::$f => dispatch!(@to $f),)*
+                _ => unreachable!(),
+            }
+        };
+        (@to $f:ident) => {
+            match code_of(to) {
+                code::UTF8 => pair::<{ code::$f }, { code::UTF8 }>(src, dst),
+                code::UNICODE31 => pair::<{ code::$f }, { code::UNICODE31 }>(src, dst),
+                code::WTF8 => pair::<{ code::$f }, { code::WTF8 }>(src, dst),
+                code::CESU8 => pair::<{ code::$f }, { code::CESU8 }>(src, dst),
+                code::MUTF8 => pair::<{ code::$f }, { code::MUTF8 }>(src, dst),
+                code::RFC2279 => pair::<{ code::$f }, { code::RFC2279 }>(src, dst),
+                _ => pair::<{ code::$f }, { code::CORRECTED }>(src, dst),
+            }
+        };
+    }
+    dispatch!(UTF8, UNICODE31, WTF8, CESU8, MUTF8, RFC2279, CORRECTED)
+}
+
+/// ASCII bits of eight bytes.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// `true` when one of the eight bytes of `x` (all ASCII) is zero.
+#[inline(always)]
+fn has_zero(x: u64) -> bool {
+    x.wrapping_sub(ONES) & !x & HIGH != 0
+}
+
+/// Writes `value` in `len` (2 to 4) bytes of the UTF-8 layout at `dst[..len]`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn put(dst: &mut [u8], value: u32, len: usize) {
+    match len {
+        2 => {
+            let d = &mut dst[..2];
+            d[0] = 0xC0 | (value >> 6) as u8;
+            d[1] = 0x80 | (value & 0x3F) as u8;
+        }
+        3 => {
+            let d = &mut dst[..3];
+            d[0] = 0xE0 | (value >> 12) as u8;
+            d[1] = 0x80 | ((value >> 6) & 0x3F) as u8;
+            d[2] = 0x80 | (value & 0x3F) as u8;
+        }
+        _ => {
+            let d = &mut dst[..4];
+            d[0] = 0xF0 | (value >> 18) as u8;
+            d[1] = 0x80 | ((value >> 12) & 0x3F) as u8;
+            d[2] = 0x80 | ((value >> 6) & 0x3F) as u8;
+            d[3] = 0x80 | (value & 0x3F) as u8;
+        }
+    }
+}
+
+/// `value` in `len` (1 to 4) bytes of UTF-8's layout, the first byte in
+/// the lowest bits.
+#[inline(always)]
+fn layout_word(value: u32, len: usize) -> u64 {
+    let v = u64::from(value);
+    match len {
+        1 => v,
+        2 => 0x80C0 | v >> 6 | (v & 0x3F) << 8,
+        3 => 0x80_80E0 | v >> 12 | (v >> 6 & 0x3F) << 8 | (v & 0x3F) << 16,
+        _ => {
+            0x8080_80F0 | v >> 18 | (v >> 12 & 0x3F) << 8 | (v >> 6 & 0x3F) << 16 | (v & 0x3F) << 24
+        }
+    }
+}
+
+/// Bytes 0, 1, 3, 4 of a surrogate pair in its 6-byte form:
+/// `ED A_ __ ED B_ __`.
+const PAIR_MASK: u64 = 0x00F0_FF00_F0FF;
+const PAIR_BITS: u64 = 0x00B0_ED00_A0ED;
+
+/// The code point at the start of `x` (the next 8 bytes of well-formed
+/// input of dialect `F`, or the last ones padded with zeros) and its
+/// length; `None` for what the careful path converts: U+0000 where it is
+/// special, a lone surrogate (or a pair whose trail is not in `x`), a
+/// sequence longer than 4 bytes, a reserved run.
+#[inline(always)]
+fn decode_word<const F: u8>(x: u64) -> Option<(u32, usize)> {
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let b0 = x as u8;
+    let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+    match b0 {
+        0x00 if matches!(F, code::MUTF8 | code::CORRECTED) => None,
+        0x00..=0x7F => Some((u32::from(b0), 1)),
+        0xC0..=0xDF => {
+            let value = u32::from(b0 & 0x1F) << 6 | byte(1);
+            // Modified UTF-8's C0 80 is U+0000, its one overlong form.
+            let cp = if F == code::CORRECTED {
+                value + 0xA0
+            } else {
+                value
+            };
+            Some((cp, 2))
+        }
+        0xE0..=0xEF => {
+            let value = u32::from(b0 & 0x0F) << 12 | byte(1) << 6 | byte(2);
+            if F == code::CORRECTED {
+                Some((corrected_offset(value, 3), 3))
+            } else if !(0xD800..0xE000).contains(&value) {
+                Some((value, 3))
+            } else if pairs_in && x & PAIR_MASK == PAIR_BITS {
+                let trail = 0xDC00 | (byte(4) & 0x0F) << 6 | byte(5);
+                Some((combine(value, trail), 6))
+            } else {
+                None
+            }
+        }
+        0xF0..=0xF7 => {
+            let value = u32::from(b0 & 0x07) << 18 | byte(1) << 12 | byte(2) << 6 | byte(3);
+            let cp = if F == code::CORRECTED {
+                corrected_offset(value, 4)
+            } else {
+                value
+            };
+            Some((cp, 4))
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of `cp` (from [`decode_word`]) in dialect `T`, the first in
+/// the lowest bits, and how many; `None` for what the careful path
+/// converts: code points the target cannot hold, above U+10FFFF, and
+/// U+0000 into Corrected UTF-8.
+#[inline(always)]
+fn encode_word<const T: u8>(cp: u32) -> Option<(u64, usize)> {
+    if cp > 0x10_FFFF {
+        return None;
+    }
+    if T == code::CORRECTED {
+        let (value, len) = match cp {
+            0x01..=0x7F => (cp, 1),
+            0xA0..=0x89F => (cp - 0xA0, 2),
+            0x8A0..=0xD7FF => (cp - 0x8A0, 3),
+            0xE000..=0x1_109F => (cp - 0x10A0, 3),
+            0x1_10A0.. => (cp - 0x1_10A0, 4),
+            // U+0000 (from C0 80), C1 controls, surrogates.
+            _ => return None,
+        };
+        return Some((layout_word(value, len), len));
+    }
+    // The decoder gives no surrogates (a pair is one code point).
+    match cp {
+        0 if T == code::MUTF8 => Some((0x80C0, 2)),
+        0x00..=0x7F => Some((u64::from(cp), 1)),
+        0x80..=0x7FF => Some((layout_word(cp, 2), 2)),
+        0x800..=0xFFFF => Some((layout_word(cp, 3), 3)),
+        _ if matches!(T, code::CESU8 | code::MUTF8) => Some((pair_word(cp), 6)),
+        _ => Some((layout_word(cp, 4), 4)),
+    }
+}
+
+/// The value laid out in the 4-byte sequence `x` (first byte lowest).
+#[inline(always)]
+fn four_byte_value(x: u32) -> u32 {
+    (x & 0x07) << 18 | (x >> 8 & 0x3F) << 12 | (x >> 16 & 0x3F) << 6 | (x >> 24 & 0x3F)
+}
+
+/// The code point of the surrogate pair at the start of `x` (its 6-byte
+/// form, checked with [`PAIR_MASK`]).
+#[inline(always)]
+fn pair_code_point(x: u64) -> u32 {
+    let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+    0x1_0000 + ((byte(1) & 0x0F) << 16 | byte(2) << 10 | (byte(4) & 0x0F) << 6 | byte(5))
+}
+
+/// The surrogate pair of the supplementary code point `cp` in its 6-byte
+/// form, the first byte lowest.
+#[inline(always)]
+fn pair_word(cp: u32) -> u64 {
+    let offset = cp - 0x1_0000;
+    layout_word(0xD800 | offset >> 10, 3) | layout_word(0xDC00 | (offset & 0x3FF), 3) << 24
+}
+
+/// The surrogate pair (6-byte form, first byte lowest) of the 4-byte
+/// sequence `x` (up to U+10FFFF), bit field to bit field: `F0|a 80|b 80|c
+/// 80|d` is `ED A0|u 80|(b&F)<<2|c>>4 ED B0|c&F 80|d` with `u` the plane
+/// less one, `(a << 2 | b >> 4) - 1`.
+#[inline(always)]
+fn pair_of_four(x: u32) -> u64 {
+    let x = u64::from(x);
+    let (a, b, c, d) = (x & 0x07, x >> 8 & 0x3F, x >> 16 & 0x3F, x >> 24 & 0x3F);
+    let u = (a << 2 | b >> 4) - 1;
+    0x80B0_ED80_A0ED | u << 8 | ((b & 0x0F) << 2 | c >> 4) << 16 | (c & 0x0F) << 32 | d << 40
+}
+
+/// A run of items of the same shape that all change, from `src[i..]` into
+/// `dst[w..]`: sequences of `L` bytes (2, 3 or 4; 6 for a surrogate pair),
+/// without the general loop's dispatch on the lead byte. Stops before the
+/// first item of another shape, or one that [`encode_word`] refuses.
+/// Returns where it stopped in both.
+#[inline(always)]
+fn run<const F: u8, const T: u8, const L: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    mut i: usize,
+    mut w: usize,
+) -> (usize, usize) {
+    // A supplementary character's two forms, two characters a step.
+    if L == 6 && T != code::CORRECTED {
+        while let (Some(chunk), true) = (src.get(i..i + 14), dst.len() - w >= STEP_ROOM) {
+            let x = u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
+            let y = u64::from_le_bytes(chunk[6..].try_into().expect("8 bytes"));
+            if x & PAIR_MASK != PAIR_BITS || y & PAIR_MASK != PAIR_BITS {
+                break;
+            }
+            let word =
+                layout_word(pair_code_point(x), 4) | layout_word(pair_code_point(y), 4) << 32;
+            dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+            i += 12;
+            w += 8;
+        }
+    }
+    if L == 4 && matches!(T, code::CESU8 | code::MUTF8) && F != code::CORRECTED {
+        while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= 2 * STEP_ROOM) {
+            let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            if x & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
+                break;
+            }
+            let (first, second) = (x as u32, (x >> 32) as u32);
+            // RFC 2279's 4-byte sequences go beyond U+10FFFF (the other
+            // dialects' do not).
+            if F == code::RFC2279 && four_byte_value(first).max(four_byte_value(second)) > 0x10_FFFF
+            {
+                break;
+            }
+            dst[w..w + 8].copy_from_slice(&pair_of_four(first).to_le_bytes());
+            dst[w + 6..w + 14].copy_from_slice(&pair_of_four(second).to_le_bytes());
+            i += 8;
+            w += 12;
+        }
+    }
+    // Two-byte sequences between UTF-8 and Corrected UTF-8 (Cyrillic,
+    // Greek, Hebrew, Arabic, ...), two a step while both stay 2 bytes long:
+    // the value moves by 0xA0.
+    if L == 2 && (F == code::CORRECTED) != (T == code::CORRECTED) && F != code::MUTF8 {
+        while let (Some(chunk), true) = (src.get(i..i + 4), dst.len() - w >= STEP_ROOM) {
+            let x = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
+            if x & 0xC0E0_C0E0 != 0x80C0_80C0 {
+                break;
+            }
+            let first = (x & 0x1F) << 6 | (x >> 8 & 0x3F);
+            let second = (x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F);
+            let (first, second) = if F == code::CORRECTED {
+                // Up to U+07FF, still 2 bytes in UTF-8.
+                if first.max(second) >= 0x800 - 0xA0 {
+                    break;
+                }
+                (first + 0xA0, second + 0xA0)
+            } else {
+                // From U+00A0 (C1 controls have no Corrected form).
+                if first.min(second) < 0xA0 {
+                    break;
+                }
+                (first - 0xA0, second - 0xA0)
+            };
+            let word = layout_word(first, 2) | layout_word(second, 2) << 16;
+            dst[w..w + 4].copy_from_slice(&(word as u32).to_le_bytes());
+            i += 4;
+            w += 4;
+        }
+    }
+    let (mask, bits) = match L {
+        2 => (0xC0E0, 0x80C0),
+        3 => (0xC0_C0F0, 0x80_80E0),
+        4 => (0xC0C0_C0F8, 0x8080_80F0),
+        _ => (PAIR_MASK, PAIR_BITS),
+    };
+    while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= STEP_ROOM) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        if x & mask != bits {
+            break;
+        }
+        let byte = |k: u32| (x >> (8 * k)) as u32 & 0x3F;
+        let value = match L {
+            2 => (x as u32 & 0x1F) << 6 | byte(1),
+            3 => (x as u32 & 0x0F) << 12 | byte(1) << 6 | byte(2),
+            4 => four_byte_value(x as u32),
+            _ => pair_code_point(x),
+        };
+        let cp = if F == code::CORRECTED {
+            corrected_offset(value, L)
+        } else if L == 3 && (0xD800..0xE000).contains(&value) {
+            break;
+        } else {
+            value
+        };
+        let Some((word, written)) = encode_word::<T>(cp) else {
+            break;
+        };
+        dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+        i += L;
+        w += written;
+    }
+    (i, w)
+}
+
+/// The fast converter from dialect `F` to dialect `T` (their codes). Each
+/// step reads 8 bytes and writes 8 (of which it keeps the item's): past
+/// the bytes it reports written, `dst` holds scratch.
+#[inline(never)]
+fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    // U+0000 is a special case on either side.
+    let nul_special =
+        matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
+    let corrected = F == code::CORRECTED || T == code::CORRECTED;
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
+    let (mut i, mut w) = (0, 0);
+    let mut clean = 0;
+    while i < src.len() && dst.len() - w >= STEP_ROOM && clean < CLEAN_RUN {
+        let x = match src.get(i..i + 8) {
+            Some(chunk) => {
+                let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                if x & HIGH == 0 && !(nul_special && has_zero(x)) {
+                    dst[w..w + 8].copy_from_slice(&x.to_le_bytes());
+                    i += 8;
+                    w += 8;
+                    clean += 8;
+                    continue;
+                }
+                x
+            }
+            None => {
+                let mut tail = [0u8; 8];
+                tail[..src.len() - i].copy_from_slice(&src[i..]);
+                u64::from_le_bytes(tail)
+            }
+        };
+        // Runs of items that all change: Corrected UTF-8's, a
+        // supplementary character's two forms.
+        if x as u8 >= 0xC0 {
+            let (ni, nw) = match x as u8 {
+                0xC0..=0xDF if corrected => run::<F, T, 2>(src, dst, i, w),
+                0xE0..=0xEF if corrected => run::<F, T, 3>(src, dst, i, w),
+                0xF0..=0xF7 if corrected || pairs_out => run::<F, T, 4>(src, dst, i, w),
+                0xED if pairs_in && !pairs_out => run::<F, T, 6>(src, dst, i, w),
+                _ => (i, w),
+            };
+            if ni > i {
+                (i, w, clean) = (ni, nw, 0);
+                continue;
+            }
+        }
+        let Some((cp, read)) = decode_word::<F>(x) else {
+            break;
+        };
+        if read > src.len() - i {
+            // A sequence cut by the end of the part.
+            break;
+        }
+        let Some((word, written)) = encode_word::<T>(cp) else {
+            break;
+        };
+        dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+        let unchanged = read == written && read < 6 && cp != 0 && (read == 1 || !corrected);
+        clean = if unchanged { clean + read } else { 0 };
+        i += read;
+        w += written;
+    }
+    (i, w)
+}
+
+/// Converts `src`, well-formed WTF-8 that does not end with a lead
+/// surrogate unless it ends the input (and does not start right after
+/// one), into UTF-16 at the start of `dst`, which has at least `src.len()`
+/// units. Returns the units written.
+#[cfg(feature = "alloc")]
+pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let dst = &mut dst[..src.len()];
+    let (mut i, mut w) = (0, 0);
+    while i < src.len() {
+        let b0 = src[i];
+        if b0 < 0x80 {
+            if let (Some(chunk), Some(units)) = (src.get(i..i + 8), dst.get_mut(w..w + 8)) {
+                let block: [u8; 8] = chunk.try_into().expect("8 bytes");
+                if u64::from_le_bytes(block) & HIGH == 0 {
+                    for (unit, &b) in units.iter_mut().zip(&block) {
+                        *unit = u16::from(b);
+                    }
+                    i += 8;
+                    w += 8;
+                    continue;
+                }
+            }
+            dst[w] = u16::from(b0);
+            i += 1;
+            w += 1;
+            continue;
+        }
+        match b0 {
+            0xC0..=0xDF => {
+                // A run of 2-byte sequences (Cyrillic, Greek, Hebrew,
+                // Arabic, ...), two at a time.
+                while let (Some(chunk), Some(units)) = (src.get(i..i + 4), dst.get_mut(w..w + 2)) {
+                    let x = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
+                    if x & 0xC0E0_C0E0 != 0x80C0_80C0 {
+                        break;
+                    }
+                    units[0] = ((x & 0x1F) << 6 | (x >> 8 & 0x3F)) as u16;
+                    units[1] = ((x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F)) as u16;
+                    i += 4;
+                    w += 2;
+                }
+                if src.get(i).is_some_and(|&b| (0xC0..0xE0).contains(&b)) {
+                    dst[w] = u16::from(src[i] & 0x1F) << 6 | u16::from(src[i + 1] & 0x3F);
+                    i += 2;
+                    w += 1;
+                }
+            }
+            0xE0..=0xEF => {
+                let s = &src[i..i + 3];
+                dst[w] = u16::from(b0 & 0x0F) << 12
+                    | u16::from(s[1] & 0x3F) << 6
+                    | u16::from(s[2] & 0x3F);
+                i += 3;
+                w += 1;
+            }
+            _ => {
+                let s = &src[i..i + 4];
+                let cp = u32::from(b0 & 0x07) << 18
+                    | u32::from(s[1] & 0x3F) << 12
+                    | u32::from(s[2] & 0x3F) << 6
+                    | u32::from(s[3] & 0x3F);
+                let offset = cp - 0x1_0000;
+                let units = &mut dst[w..w + 2];
+                units[0] = 0xD800 | (offset >> 10) as u16;
+                units[1] = 0xDC00 | (offset & 0x3FF) as u16;
+                i += 4;
+                w += 2;
+            }
+        }
+    }
+    w
+}
+
+/// Converts UTF-16 units (any, ill-formed too) into WTF-8 at the start of
+/// `dst`, which has at least `3 * src.len()` bytes. A lead surrogate that
+/// ends `src` is converted alone only when `last`; otherwise it is left.
+/// Returns the units read and the bytes written.
+#[cfg(feature = "alloc")]
+pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
+    let (mut i, mut w) = (0, 0);
+    while i < src.len() {
+        let unit = src[i];
+        if unit < 0x80 {
+            if let (Some(chunk), Some(bytes)) = (src.get(i..i + 4), dst.get_mut(w..w + 4)) {
+                if chunk.iter().fold(0, |acc, &u| acc | u) < 0x80 {
+                    for (b, &u) in bytes.iter_mut().zip(chunk) {
+                        *b = u as u8;
+                    }
+                    i += 4;
+                    w += 4;
+                    continue;
+                }
+            }
+            dst[w] = unit as u8;
+            i += 1;
+            w += 1;
+            continue;
+        }
+        let value = u32::from(unit);
+        if value < 0x800 {
+            put(&mut dst[w..], value, 2);
+            i += 1;
+            w += 2;
+            continue;
+        }
+        if is_lead(value) {
+            match src.get(i + 1) {
+                Some(&next) if (0xDC00..0xE000).contains(&next) => {
+                    put(&mut dst[w..], combine(value, u32::from(next)), 4);
+                    i += 2;
+                    w += 4;
+                    continue;
+                }
+                None if !last => break,
+                _ => {}
+            }
+        }
+        put(&mut dst[w..], value, 3);
+        i += 1;
+        w += 3;
+    }
+    (i, w)
+}
