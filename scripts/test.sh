@@ -88,6 +88,17 @@ step "cargo test --workspace --release (without the Arrow and DataFusion crates)
 cargo test --workspace --release "${heavy[@]/#/--exclude=}"
 ok
 
+# The transcoders pick their scans and their checks by the dispatched
+# kernel: their tests again with each kernel forced (an override naming a
+# kernel this CPU lacks is ignored, and the tests then run the detected one).
+step "transcoders with each kernel forced (UTF8GUARD_KERNEL=scalar|sse42|avx2|avx512)"
+for kernel in scalar sse42 avx2 avx512; do
+    echo "UTF8GUARD_KERNEL=$kernel"
+    UTF8GUARD_KERNEL=$kernel cargo test --release -p utf8guard --quiet \
+        --test transcode --test round_trips --test decode
+done
+ok
+
 # DataFusion is large: its tests build in the `integration` profile
 # (dependencies unoptimised, no debug info; see Cargo.toml), in
 # target/integration.
