@@ -58,7 +58,9 @@ character the target cannot hold, stops the conversion:
 
 Exit status:
   0  the input was converted (with --replace, U+FFFD in place of what
-     could not be)
+     could not be, and a line on stderr says how many and where the
+     first was:
+       utf8guard: IN: 2 sequences replaced with U+FFFD, the first at byte 7)
   1  the input cannot be converted (no --replace): the error is on stderr,
      and no OUT file is written
   2  a usage error, an input that cannot be read, an output that cannot be
@@ -149,7 +151,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
     } else {
         Policy::Strict
     };
-    let converter = match Converter::new(args.from, args.to, policy, args.magic_number) {
+    let mut converter = match Converter::new(args.from, args.to, policy, args.magic_number) {
         Ok(c) => c,
         Err(message) => {
             eprintln!("utf8guard: {message}");
@@ -158,8 +160,18 @@ pub fn run(args: &ConvertArgs) -> u8 {
     };
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
-    match convert(input, output, converter) {
-        Ok(()) => 0,
+    match convert(input, output, &mut converter) {
+        Ok(()) => {
+            let (count, first) = converter.replacements();
+            if let Some(first) = first {
+                let what = if count == 1 { "sequence" } else { "sequences" };
+                eprintln!(
+                    "utf8guard: {}: {count} {what} replaced with U+FFFD, the first at byte {first}",
+                    input.display()
+                );
+            }
+            0
+        }
         Err(Outcome::Closed) => 2,
         Err(Outcome::Status(status, message)) => {
             eprintln!("utf8guard: {message}");
@@ -180,7 +192,7 @@ fn trouble(message: String) -> Outcome {
     Outcome::Status(2, message)
 }
 
-fn convert(input: &Path, output: Option<&Path>, mut converter: Converter) -> Result<(), Outcome> {
+fn convert(input: &Path, output: Option<&Path>, converter: &mut Converter) -> Result<(), Outcome> {
     let in_name = input.display().to_string();
     let stdin = input.as_os_str() == "-";
     let reader: Box<dyn Read> = if stdin {
@@ -334,12 +346,11 @@ impl Converter {
             }),
             (Format::Family(d), Format::Utf16 { big_endian }) if wtf8_or_utf8(from) => {
                 Ok(Converter::ToUtf16 {
-                    first: (d == Dialect::Utf8).then(|| {
-                        (
-                            Transcoder::new(Dialect::Utf8, Dialect::Wtf8, policy),
-                            Vec::new(),
-                        )
-                    }),
+                    // UTF-8 is validated (and repaired, with Replace) by a
+                    // transcoder to WTF-8 first; so is WTF-8 with Replace,
+                    // which counts what it replaces.
+                    first: (d == Dialect::Utf8 || policy == Policy::Replace)
+                        .then(|| (Transcoder::new(d, Dialect::Wtf8, policy), Vec::new())),
                     stage: Wtf8ToUtf16::new(big_endian, policy),
                 })
             }
@@ -392,6 +403,20 @@ impl Converter {
                 }
             },
             Converter::FromUtf16(stage) => stage.feed(input, last, out),
+        }
+    }
+
+    /// How many sequences were replaced with U+FFFD, and the offset in the
+    /// input of the first.
+    fn replacements(&self) -> (u64, Option<usize>) {
+        match self {
+            Converter::Family { transcoder, .. }
+            | Converter::ToUtf16 {
+                first: Some((transcoder, _)),
+                ..
+            } => (transcoder.replacements(), transcoder.first_replacement()),
+            Converter::ToUtf16 { first: None, .. } => (0, None),
+            Converter::FromUtf16(stage) => (stage.replaced, stage.first_replaced),
         }
     }
 
@@ -526,6 +551,10 @@ struct Utf16ToWtf8 {
     /// Bytes read by earlier calls.
     consumed: usize,
     units: Vec<u16>,
+    /// U+FFFD written in place of what could not be converted.
+    replaced: u64,
+    /// The input offset of the first thing replaced.
+    first_replaced: Option<usize>,
 }
 
 const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
@@ -538,7 +567,16 @@ impl Utf16ToWtf8 {
             policy,
             consumed: 0,
             units: Vec::new(),
+            replaced: 0,
+            first_replaced: None,
         }
+    }
+
+    /// Writes U+FFFD for what starts at input offset `at`.
+    fn replace(&mut self, at: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(REPLACEMENT);
+        self.replaced += 1;
+        self.first_replaced.get_or_insert(at);
     }
 
     fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
@@ -569,7 +607,7 @@ impl Utf16ToWtf8 {
                         EncodeError::Surrogate,
                     )));
                 }
-                out.extend_from_slice(REPLACEMENT);
+                self.replace(self.consumed + 2 * at, out);
                 done = at + 1;
             }
         }
@@ -587,7 +625,7 @@ impl Utf16ToWtf8 {
                     "invalid {name} at byte {at}: input ends inside a 2-byte code unit"
                 )));
             }
-            out.extend_from_slice(REPLACEMENT);
+            self.replace(at, out);
             read += 1;
         }
         self.consumed += read;

@@ -133,13 +133,50 @@ fn corrected_utf8_with_the_magic_number() {
 fn replace_writes_u_fffd() {
     let (status, out, stderr) =
         convert_stdin("wtf-8", "utf-8", &["--replace"], b"ab\xED\xA0\x80c\xFF");
-    assert_eq!((status, stderr.as_str()), (0, ""));
+    assert_eq!(
+        (status, stderr.as_str()),
+        (
+            0,
+            "utf8guard: -: 2 sequences replaced with U+FFFD, the first at byte 2\n"
+        )
+    );
     assert_eq!(out, "ab\u{FFFD}c\u{FFFD}".as_bytes());
     // In the target's own form: CESU-8's U+FFFD is EF BF BD too; Corrected
     // UTF-8's is EE BD 9D (U+FFFD - 0x10A0).
-    let (status, out, _) = convert_stdin("utf-8", "corrected-utf-8", &["-r"], b"a\x80");
+    let (status, out, stderr) = convert_stdin("utf-8", "corrected-utf-8", &["-r"], b"a\x80");
     assert_eq!(status, 0);
     assert_eq!(out, b"a\xEE\xBD\x9D");
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 1 sequence replaced with U+FFFD, the first at byte 1\n"
+    );
+    // Nothing replaced: nothing said.
+    let (status, out, stderr) = convert_stdin("cesu-8", "utf-8", &["-r"], b"fine");
+    assert_eq!((status, &out[..], stderr.as_str()), (0, &b"fine"[..], ""));
+    // UTF-16 on either side: a lone surrogate into UTF-8, an odd last byte;
+    // WTF-8 to UTF-16 (validated by a transcoder first).
+    let (status, out, stderr) = convert_stdin("utf-16le", "utf-8", &["-r"], b"a\x00\x00\xD8b\x00c");
+    assert_eq!(status, 0);
+    assert_eq!(out, "a\u{FFFD}b\u{FFFD}".as_bytes());
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 2 sequences replaced with U+FFFD, the first at byte 2\n"
+    );
+    let (status, out, stderr) = convert_stdin(
+        "wtf-8",
+        "utf-16be",
+        &["-r"],
+        b"a\xED\xA0\x80\xED\xB0\x80\xC0",
+    );
+    assert_eq!(status, 0);
+    // The trail after a lead is an error at its first byte (a lead and a
+    // trail must be the 4-byte form), and its other two bytes are stray
+    // continuation bytes: three U+FFFD, and one for C0.
+    assert_eq!(out, b"\x00a\xD8\x00\xFF\xFD\xFF\xFD\xFF\xFD\xFF\xFD");
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 4 sequences replaced with U+FFFD, the first at byte 4\n"
+    );
 }
 
 #[test]
@@ -407,9 +444,27 @@ fn every_pair_writes_what_the_library_writes() {
                     let case = format!("{from} -> {to} {extra:?} on {input:02X?}: {stderr}");
                     assert_eq!(status, if library.is_ok() { 0 } else { 1 }, "{case}");
                     assert_eq!(out, expected, "{case}");
-                    if let Err(e) = library {
-                        let at = format!("at byte {}:", e.offset());
-                        assert!(stderr.contains(&at), "{case}");
+                    match library {
+                        Err(e) => {
+                            let at = format!("at byte {}:", e.offset());
+                            assert!(stderr.contains(&at), "{case}");
+                        }
+                        Ok(_) => {
+                            let t = {
+                                let mut t = Transcoder::new(from, to, policy);
+                                t.transcode_to_vec(input, &mut Vec::new(), true).unwrap();
+                                t
+                            };
+                            let said = t.first_replacement().map(|at| {
+                                format!("replaced with U+FFFD, the first at byte {at}\n")
+                            });
+                            assert_eq!(said.is_some(), !stderr.is_empty(), "{case}");
+                            if let Some(said) = said {
+                                assert!(stderr.ends_with(&said), "{case}");
+                                let n = t.replacements().to_string();
+                                assert!(stderr.contains(&format!(": {n} sequence")), "{case}");
+                            }
+                        }
                     }
                 }
             }

@@ -386,6 +386,10 @@ pub struct Transcoder {
     magic_prefix: bool,
     /// The bytes of U+FFFD in the target.
     replacement: Encoded,
+    /// U+FFFD written so far in place of what could not be converted.
+    replaced: u64,
+    /// The offset (from the stream's start) of the first item replaced.
+    first_replaced: Option<usize>,
 }
 
 impl Transcoder {
@@ -402,7 +406,33 @@ impl Transcoder {
             in_run: false,
             magic_prefix: false,
             replacement: to.encode(0xFFFD).expect("every dialect holds U+FFFD"),
+            replaced: 0,
+            first_replaced: None,
         }
+    }
+
+    /// How many U+FFFD a [`Policy::Replace`] transcoder has written so far
+    /// in place of what it could not convert: one per maximal subpart of
+    /// ill-formed input, per code point the target cannot hold, per
+    /// reserved run.
+    ///
+    /// ```
+    /// use utf8guard::{Dialect, Policy, Transcoder};
+    ///
+    /// let mut t = Transcoder::new(Dialect::Wtf8, Dialect::Utf8, Policy::Replace);
+    /// let mut out = Vec::new();
+    /// t.transcode_to_vec(b"a\xED\xA0\x80b\xFF", &mut out, true).unwrap();
+    /// assert_eq!(out, "a\u{FFFD}b\u{FFFD}".as_bytes());
+    /// assert_eq!((t.replacements(), t.first_replacement()), (2, Some(1)));
+    /// ```
+    pub fn replacements(&self) -> u64 {
+        self.replaced
+    }
+
+    /// Where the first item replaced with U+FFFD starts, counting from the
+    /// start of the stream; `None` if none was.
+    pub fn first_replacement(&self) -> Option<usize> {
+        self.first_replaced
     }
 
     /// Writes Corrected UTF-8's magic number at the start of the output
@@ -603,6 +633,8 @@ impl Transcoder {
             };
             let mut end = item.offset() + item.len();
             let encoded;
+            // Where the item replaced with U+FFFD starts, if it is.
+            let mut replaced = None;
             let produced: &[u8] = match item {
                 Decoded::Char { mut code_point, .. } => {
                     if joins && decode::is_lead(code_point) {
@@ -624,6 +656,7 @@ impl Transcoder {
                         Ok(enc) => enc,
                         Err(why) => {
                             let len = end - item.offset();
+                            replaced = Some(item.offset());
                             self.refuse(item.offset(), Some(len), Cause::Unencodable(why))?
                         }
                     };
@@ -647,6 +680,7 @@ impl Transcoder {
                         return Ok(None);
                     } else {
                         encoded = self.refuse(offset, Some(len), Cause::Reserved)?;
+                        replaced = Some(offset);
                         &encoded
                     }
                 }
@@ -655,12 +689,14 @@ impl Transcoder {
                     // this call does not see its start.
                     let cause = Cause::Malformed(ErrorKind::Incomplete);
                     encoded = self.refuse(error.valid_up_to(), None, cause)?;
+                    replaced = Some(error.valid_up_to());
                     end = input.len();
                     &encoded
                 }
                 Decoded::Invalid { error, .. } => {
                     let cause = Cause::Malformed(error.kind());
                     encoded = self.refuse(error.valid_up_to(), error.error_len(), cause)?;
+                    replaced = Some(error.valid_up_to());
                     &encoded
                 }
             };
@@ -668,6 +704,12 @@ impl Transcoder {
                 return Ok(Some(Status::OutputFull));
             }
             out.put(produced);
+            if let Some(offset) = replaced {
+                // Counted once written (an item that does not fit is
+                // converted again by the next call).
+                self.replaced += 1;
+                self.first_replaced.get_or_insert(self.consumed + offset);
+            }
             self.after_lead = items.after_lead();
             if matches!(item, Decoded::Reserved { .. }) && end == input.len() && !last {
                 self.in_run = true;

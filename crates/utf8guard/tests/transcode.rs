@@ -15,8 +15,16 @@ const MAGIC: &[u8] = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";
 
 type Outcome = Result<Vec<u8>, (usize, Option<usize>, Cause)>;
 
-/// Decode, then encode, item by item.
-fn reference(from: Dialect, to: Dialect, input: &[u8], policy: Policy, magic: bool) -> Outcome {
+/// Decode, then encode, item by item; with how many items were replaced
+/// and where the first one starts.
+fn reference_counted(
+    from: Dialect,
+    to: Dialect,
+    input: &[u8],
+    policy: Policy,
+    magic: bool,
+) -> (Outcome, u64, Option<usize>) {
+    let mut replaced: Vec<usize> = Vec::new();
     let items: Vec<Decoded> = from.decode(input).collect();
     let mut out = Vec::new();
     if magic && to == Dialect::Corrected {
@@ -73,12 +81,15 @@ fn reference(from: Dialect, to: Dialect, input: &[u8], policy: Policy, magic: bo
         };
         if let Some(error) = refused {
             match policy {
-                Policy::Strict => return Err(error),
-                Policy::Replace => out.extend_from_slice(&replacement),
+                Policy::Strict => return (Err(error), 0, None),
+                Policy::Replace => {
+                    out.extend_from_slice(&replacement);
+                    replaced.push(error.0);
+                }
             }
         }
     }
-    Ok(out)
+    (Ok(out), replaced.len() as u64, replaced.first().copied())
 }
 
 fn outcome(r: Result<Vec<u8>, utf8guard::TranscodeError>) -> Outcome {
@@ -86,8 +97,9 @@ fn outcome(r: Result<Vec<u8>, utf8guard::TranscodeError>) -> Outcome {
 }
 
 /// Through the streaming API: `input` in pieces cut at `cuts`, into an
-/// output buffer of `room` bytes.
-fn streamed(
+/// output buffer of `room` bytes; with the transcoder's count of
+/// replacements and the offset of the first.
+fn streamed_counted(
     from: Dialect,
     to: Dialect,
     input: &[u8],
@@ -95,7 +107,7 @@ fn streamed(
     magic: bool,
     cuts: &[usize],
     room: usize,
-) -> Outcome {
+) -> (Outcome, u64, Option<usize>) {
     let mut t = Transcoder::new(from, to, policy).with_magic_number(magic);
     let mut out = Vec::new();
     let mut buf = vec![0u8; room];
@@ -113,7 +125,7 @@ fn streamed(
             out.extend_from_slice(&buf[..p.written]);
             pending.drain(..p.read);
             match p.result {
-                Err(e) => return Err((e.offset(), e.error_len(), e.cause())),
+                Err(e) => return (Err((e.offset(), e.error_len(), e.cause())), 0, None),
                 Ok(Status::OutputFull) => {
                     assert!(p.read > 0 || p.written > 0 || room < 6, "no progress");
                     continue;
@@ -129,13 +141,13 @@ fn streamed(
             }
         }
     }
-    Ok(out)
+    (Ok(out), t.replacements(), t.first_replacement())
 }
 
 fn check(from: Dialect, to: Dialect, input: &[u8], cuts: &[usize], room: usize) {
     for policy in [Policy::Strict, Policy::Replace] {
         for magic in [false, true] {
-            let expected = reference(from, to, input, policy, magic);
+            let (expected, count, first) = reference_counted(from, to, input, policy, magic);
             let mut t = Transcoder::new(from, to, policy).with_magic_number(magic);
             let mut got = Vec::new();
             let r = t.transcode_to_vec(input, &mut got, true);
@@ -143,11 +155,26 @@ fn check(from: Dialect, to: Dialect, input: &[u8], cuts: &[usize], room: usize) 
                 .map(|_| got)
                 .map_err(|e| (e.offset(), e.error_len(), e.cause()));
             assert_eq!(got, expected, "{from}->{to} {policy:?} {input:02X?}");
+            if got.is_ok() {
+                assert_eq!(
+                    (t.replacements(), t.first_replacement()),
+                    (count, first),
+                    "{from}->{to} {policy:?} replacements {input:02X?}"
+                );
+            }
             if !magic {
                 assert_eq!(outcome(transcode(from, to, input, policy)), expected);
             }
             let room = room.max(8);
-            let mut got = streamed(from, to, input, policy, magic, cuts, room);
+            let (mut got, streamed_count, streamed_first) =
+                streamed_counted(from, to, input, policy, magic, cuts, room);
+            if got.is_ok() {
+                assert_eq!(
+                    (streamed_count, streamed_first),
+                    (count, first),
+                    "{from}->{to} {policy:?} replacements streamed {cuts:?} {room} {input:02X?}"
+                );
+            }
             // A reserved run cut by a piece's end is reported as far as it
             // was seen.
             if let (Err((o, Some(n), Cause::Reserved)), Err((eo, Some(en), Cause::Reserved))) =
