@@ -46,27 +46,20 @@ fn ascii_prefix_avx2(bytes: &[u8]) -> usize {
 }
 
 /// [`ascii_prefix`] in plain Rust, written for the compiler to vectorise:
-/// each block is OR-ed together in byte lanes, then its high bits tested.
+/// the bytes of each block (an array of a fixed size) OR-ed together, then
+/// the high bit tested.
 #[inline(always)]
 fn scan(bytes: &[u8]) -> usize {
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    let mut at = 0;
-    for block in &mut blocks {
-        let mut acc = [0u8; 64];
-        for lanes in block.chunks_exact(64) {
-            for (a, &b) in acc.iter_mut().zip(lanes) {
-                *a |= b;
-            }
+    let (blocks, rest) = bytes.as_chunks::<BLOCK>();
+    for (k, block) in blocks.iter().enumerate() {
+        if block.iter().fold(0u8, |x, &b| x | b) >= 0x80 {
+            return k * BLOCK;
         }
-        if acc.iter().fold(0, |x, &a| x | a) >= 0x80 {
-            return at;
-        }
-        at += BLOCK;
     }
-    if blocks.remainder().is_ascii() {
+    if rest.is_ascii() {
         bytes.len()
     } else {
-        at
+        blocks.len() * BLOCK
     }
 }
 
