@@ -22,7 +22,7 @@
 use std::path::Path;
 
 pub use arrow_array::Array;
-use arrow_array::BinaryArray;
+use arrow_array::{BinaryArray, BinaryViewArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use utf8guard_bench::inputs::{ascii, lipsum_dir, random_text, Rng};
 
@@ -291,4 +291,104 @@ mod tests {
         assert!((50..200).contains(&invalid), "{invalid}");
         assert_eq!(bad.null_count(), column.null_count());
     }
+}
+
+/// The memory roofline of a `Binary` to `Utf8` conversion: what any check
+/// of the column must at least do, one core reading the bytes of its rows
+/// (from the first offset to the last) and its offsets once, without
+/// testing them (the bytes OR-ed together in vector lanes, the offsets
+/// summed). Returns the number of rows, as the conversions' contestants
+/// do; the sums go to `black_box`.
+pub fn read_column(column: &BinaryArray) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU supports AVX-512BW and AVX-512F, just
+            // detected; the function reads only inside the column's buffers.
+            return unsafe { read_column_avx512(column) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, just detected.
+            return unsafe { read_column_avx2(column) };
+        }
+    }
+    read_column_portable(column)
+}
+
+/// [`read_column_portable`] compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn read_column_avx512(column: &BinaryArray) -> u64 {
+    read_column_portable(column)
+}
+
+/// [`read_column_portable`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn read_column_avx2(column: &BinaryArray) -> u64 {
+    read_column_portable(column)
+}
+
+#[inline(always)]
+fn read_column_portable(column: &BinaryArray) -> u64 {
+    let offsets = column.value_offsets();
+    let values = &column.value_data()[offsets[0] as usize..offsets[column.len()] as usize];
+    let bytes = or_bytes(values);
+    let sum = offsets
+        .iter()
+        .fold(0u32, |acc, &o| acc.wrapping_add(o as u32));
+    std::hint::black_box((bytes, sum));
+    column.len() as u64
+}
+
+/// The memory roofline of a `BinaryView` to `Utf8View` conversion, as
+/// [`read_column`]: one core reading the views and the data buffers once
+/// (all of each buffer, which in a builder's layout is the values that are
+/// not inline), without testing them.
+pub fn read_views(views: &BinaryViewArray) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU supports AVX-512BW and AVX-512F, just
+            // detected; the function reads only inside the array's buffers.
+            return unsafe { read_views_avx512(views) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, just detected.
+            return unsafe { read_views_avx2(views) };
+        }
+    }
+    read_views_portable(views)
+}
+
+/// [`read_views_portable`] compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn read_views_avx512(views: &BinaryViewArray) -> u64 {
+    read_views_portable(views)
+}
+
+/// [`read_views_portable`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn read_views_avx2(views: &BinaryViewArray) -> u64 {
+    read_views_portable(views)
+}
+
+#[inline(always)]
+fn read_views_portable(views: &BinaryViewArray) -> u64 {
+    let all = or_bytes(views.views().inner().as_slice());
+    let bytes = views
+        .data_buffers()
+        .iter()
+        .fold(0u8, |acc, buffer| acc | or_bytes(buffer));
+    std::hint::black_box((all, bytes));
+    views.len() as u64
+}
+
+/// All the bytes OR-ed together: one reduction over the slice, which the
+/// compiler vectorises with its accumulators in registers.
+#[inline(always)]
+fn or_bytes(values: &[u8]) -> u8 {
+    values.iter().fold(0u8, |acc, &b| acc | b)
 }

@@ -5,10 +5,19 @@
 //! Comparisons (`group/label`; each shape is `<lengths>-<text>-<variant>`,
 //! see the crate's documentation):
 //! - `binary-to-string/<shape>`: `GenericStringArray::try_from_binary`
-//!   against `utf8guard_arrow::binary_to_string`;
+//!   against `utf8guard_arrow::binary_to_string`, with a third contestant,
+//!   `roofline`, that only reads the column's bytes and offsets
+//!   (`read_column`): the time no check can beat on one core. Both
+//!   conversions take the same column by reference and pay for the same
+//!   clone of its three buffer handles (no bytes are copied): Arrow's
+//!   `try_from_binary` consumes its input, so it gets `column.clone()`,
+//!   and `binary_to_string` clones the same handles inside;
 //! - `view-to-string-view/<shape>`: `BinaryViewArray::to_string_view`
 //!   against `utf8guard_arrow::binary_view_to_string_view` (the view column
-//!   made from the binary one with Arrow's `From`, a builder's layout);
+//!   made from the binary one with Arrow's `From`, a builder's layout),
+//!   with the roofline `read_views` (the views and the data buffers read
+//!   once); the conversions pay for the same clone of the array's handles
+//!   (`to_string_view` consumes its input);
 //! - `udf/<query>-<table>`: the same SQL query over the same in-memory
 //!   table (a million short non-ASCII values in batches of 8192, all valid,
 //!   or with one value in a thousand invalid) in a session with
@@ -27,7 +36,9 @@ use datafusion::prelude::SessionContext;
 use utf8guard_bench::paired::Comparison;
 use utf8guard_bench::runner::Runner;
 use utf8guard_bench::Mode;
-use utf8guard_bench_columns::{binary_column, damaged, Array, Lengths, Pools, Text, Variant};
+use utf8guard_bench_columns::{
+    binary_column, damaged, read_column, read_views, Array, Lengths, Pools, Text, Variant,
+};
 
 fn conversions(r: &mut Runner, pools: &Pools) {
     for lengths in Lengths::ALL {
@@ -53,6 +64,7 @@ fn conversions(r: &mut Runner, pools: &Pools) {
                     cmp.add("utf8guard", || {
                         utf8guard_arrow::binary_to_string(&column).map_or(0, |a| a.len() as u64)
                     });
+                    cmp.add("roofline", || read_column(&column));
                     r.run(cmp, 2.0);
                 }
 
@@ -71,6 +83,7 @@ fn conversions(r: &mut Runner, pools: &Pools) {
                         utf8guard_arrow::binary_view_to_string_view(&views)
                             .map_or(0, |a| a.len() as u64)
                     });
+                    cmp.add("roofline", || read_views(&views));
                     r.run(cmp, 2.0);
                 }
             }

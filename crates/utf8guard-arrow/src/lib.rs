@@ -55,6 +55,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod ascii;
 mod error;
 mod offsets;
 mod views;

@@ -5,7 +5,10 @@
 //! the first and the last offset in one pass with the kernels, then one
 //! byte load per offset for the character boundaries
 //! ([`utf8guard::validate_offsets`]), and, when some rows are bad,
-//! [`utf8guard::invalid_strings`] to find every one of them.
+//! [`utf8guard::invalid_strings`] to find every one of them. Rows whose
+//! bytes are ASCII skip all that: one vector pass over their bytes and one
+//! over their offsets show them good (every ASCII byte is a boundary), and
+//! the engine starts at the first row that is not ASCII.
 
 use arrow_array::{Array, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
@@ -162,16 +165,71 @@ pub(crate) fn invalid_rows<O: OffsetSizeTrait>(
     bad.map_err(Error::from_batch)
 }
 
-/// `validate_offsets` with the error as this crate's.
+/// `validate_offsets` with the error as this crate's, after a fast path
+/// for the rows whose bytes are ASCII ([`ascii_rows`]): the engine checks
+/// only the rows from the first one that is not.
 pub(crate) fn check_rows<O: OffsetSizeTrait>(
     offsets: &OffsetBuffer<O>,
     values: &[u8],
 ) -> Result<(), Error> {
-    match engine_offsets(offsets) {
-        EngineOffsets::Small(offsets) => utf8guard::validate_offsets(values, offsets),
-        EngineOffsets::Large(offsets) => utf8guard::validate_offsets(values, offsets),
+    let from = ascii_rows(offsets, values);
+    if from == Some(offsets.len() - 1) {
+        return Ok(());
     }
-    .map_err(Error::from_batch)
+    let from = from.unwrap_or(0);
+    let engine = |from: usize| match engine_offsets(offsets) {
+        EngineOffsets::Small(offsets) => utf8guard::validate_offsets(values, &offsets[from..]),
+        EngineOffsets::Large(offsets) => utf8guard::validate_offsets(values, &offsets[from..]),
+    };
+    match engine(from) {
+        Ok(()) => Ok(()),
+        // Rows before `from` are good: the first bad row is in the rest.
+        Err(error) => match error.utf8_error() {
+            Some(utf8) => Err(Error::Invalid {
+                row: from + error.index(),
+                error: utf8,
+            }),
+            // Broken offsets (only unchecked constructors make them): the
+            // whole check again, for the error as it names them.
+            None if from > 0 => engine(0).map_err(Error::from_batch),
+            None => Err(Error::from_batch(error)),
+        },
+    }
+}
+
+/// How many rows, from the first, are known to be UTF-8 without a look at
+/// their boundaries: the offsets up to the returned row's start never
+/// decrease and lie inside the values, and the bytes between them are
+/// ASCII, so each of these rows is ASCII. All the rows (`offsets.len() -
+/// 1`) when all their bytes are ASCII and the offsets sound; `None` when
+/// the offsets are not sound.
+///
+/// One vector pass over the bytes up to the first block that is not ASCII
+/// and one over the offsets; the caller checks the rest with the engine.
+fn ascii_rows<O: OffsetSizeTrait>(offsets: &OffsetBuffer<O>, values: &[u8]) -> Option<usize> {
+    let offsets: &[O] = offsets;
+    let rows = offsets.len() - 1;
+    let (Some(start), Some(end)) = (offsets[0].to_usize(), offsets[rows].to_usize()) else {
+        return None;
+    };
+    if start > end || end > values.len() {
+        return None;
+    }
+    let ascii_end = start + crate::ascii::ascii_prefix(&values[start..end]);
+    let from = if ascii_end == end {
+        rows
+    } else {
+        // The row holding byte `ascii_end`, if the offsets are in order
+        // (checked next, with the offsets that lie before it).
+        offsets
+            .partition_point(|o| o.as_usize() <= ascii_end)
+            .saturating_sub(1)
+    };
+    // Offsets from `start` on that never decrease: each row before `from`
+    // lies in `start..offsets[from]`, ASCII when that ends by `ascii_end`.
+    let sound = crate::ascii::non_decreasing(&offsets[..=from])
+        && offsets[from].to_usize().is_some_and(|o| o <= ascii_end);
+    sound.then_some(from)
 }
 
 /// An Arrow offset buffer as the engine's batch APIs take it.
@@ -319,4 +377,45 @@ fn rebuild<O: OffsetSizeTrait>(
     // `OffsetBuffer::new`) and end at the values' length; the null buffer
     // has one bit per row.
     unsafe { GenericStringArray::new_unchecked(offsets, Buffer::from_vec(out_values), nulls) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count` rows of 8 ASCII bytes, row `odd` (if any) made `é` and 6
+    /// ASCII bytes.
+    fn column(count: usize, odd: Option<usize>) -> (OffsetBuffer<i32>, Vec<u8>) {
+        let mut values = b"8 bytes!".repeat(count);
+        if let Some(row) = odd {
+            values[8 * row..8 * row + 2].copy_from_slice("é".as_bytes());
+        }
+        let offsets = (0..=count as i32).map(|i| 8 * i).collect::<Vec<_>>();
+        (OffsetBuffer::new(offsets.into()), values)
+    }
+
+    /// The fast path proves exactly the rows before the block (256 bytes)
+    /// that holds the first byte that is not ASCII, and all of them in an
+    /// ASCII column: no fewer (which would still be right, but slow).
+    #[test]
+    fn ascii_rows_reach_the_first_block_that_is_not_ascii() {
+        let (offsets, values) = column(300, None);
+        assert_eq!(ascii_rows(&offsets, &values), Some(300));
+        // Byte 8 * 40 = 320 is in the block from 256: row 32 starts there.
+        let (offsets, values) = column(300, Some(40));
+        assert_eq!(ascii_rows(&offsets, &values), Some(32));
+        // Byte 560 is in the block from 512, where row 64 starts.
+        let (offsets, values) = column(300, Some(70));
+        assert_eq!(ascii_rows(&offsets, &values), Some(64));
+        let (offsets, values) = column(300, Some(0));
+        assert_eq!(ascii_rows(&offsets, &values), Some(0));
+        // A slice: the rows from its first offset.
+        let (offsets, values) = column(300, Some(100));
+        let sliced = offsets.slice(10, 200);
+        // Bytes 80.. : the block from 80 + 512 = 592 holds byte 800, and
+        // starts in row 74 of the column, 64 of the slice.
+        assert_eq!(ascii_rows(&sliced, &values), Some(64));
+        // An empty array.
+        assert_eq!(ascii_rows(&OffsetBuffer::<i64>::new_empty(), &[]), Some(0));
+    }
 }

@@ -4,7 +4,12 @@
 //! (up to 12 bytes, "inline") or its first 4 bytes, a data buffer's index
 //! and the value's offset in that buffer. Arrow checks a `StringViewArray`
 //! value by value, one `from_utf8` call per row. Here the rows are checked
-//! in bulk, in one pass over the views in row order:
+//! in bulk. First, the fast path for ASCII columns: one pass over the
+//! views tests the bytes of every inline value at once (masked by each
+//! value's length) and gathers the range of each data buffer that the
+//! other views cover; when all those bytes are ASCII, every view is UTF-8,
+//! whatever its boundaries, and nothing more is read. Otherwise, one pass
+//! over the views in row order:
 //!
 //! - Inline values are copied one after the other into a scratch buffer
 //!   (a 16-byte store per view, the write position advanced by the value's
@@ -161,6 +166,9 @@ pub fn binary_view_to_string_view_lossy(array: &BinaryViewArray) -> StringViewAr
 
 /// The first bad row of the views, if any.
 pub(crate) fn check_views(views: &[u128], buffers: &[Buffer]) -> Result<(), Error> {
+    if ascii_views(views, buffers) {
+        return Ok(());
+    }
     let mut first: Option<(usize, Utf8Error)> = None;
     scan_views(views, buffers, &mut |row, error| {
         if first.is_none_or(|(r, _)| row < r) {
@@ -179,6 +187,9 @@ pub(crate) fn invalid_view_rows(
     views: &[u128],
     buffers: &[Buffer],
 ) -> Result<Vec<(usize, Utf8Error)>, Error> {
+    if ascii_views(views, buffers) {
+        return Ok(Vec::new());
+    }
     let mut bad = Vec::new();
     scan_views(views, buffers, &mut |row, error| bad.push((row, error)))?;
     bad.sort_unstable_by_key(|&(row, _)| row);
@@ -255,6 +266,120 @@ pub(crate) fn convert_views(
     // and for the empty view 0; the buffers kept are the same; the null
     // buffer has one bit per view.
     unsafe { StringViewArray::new_unchecked(views, Arc::<[Buffer]>::from(buffers), nulls) }
+}
+
+/// Views looked at between two tests of the inline values' high bits.
+const ASCII_CHUNK: usize = 1024;
+
+/// The high bit of each of the 12 value bytes of an inline view shifted
+/// down by 32 bits (past the length).
+const INLINE_HIGH_BITS: u128 = u128::from_le_bytes([0x80; 16]) >> 32;
+
+/// Where the views into one data buffer lie: the smallest start, the
+/// largest end, and the bytes they cover (counted with repeats).
+#[derive(Clone, Copy, Debug)]
+struct Hull {
+    start: u64,
+    end: u64,
+    covered: u64,
+}
+
+impl Hull {
+    const EMPTY: Hull = Hull {
+        start: u64::MAX,
+        end: 0,
+        covered: 0,
+    };
+
+    fn join(self, other: Hull) -> Hull {
+        Hull {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+            covered: self.covered + other.covered,
+        }
+    }
+}
+
+/// The fast path for ASCII columns: `true` when every view is shown UTF-8
+/// (and inside its buffer) without a look at each value: the bytes of
+/// every inline value are ASCII, and in each data buffer the bytes from
+/// the first view's start to the last view's end are ASCII (so any range
+/// of them is UTF-8). `false` when that does not hold, and the views are to
+/// be checked in full ([`scan_views`]), which finds the bad rows with their
+/// errors, or the views outside the buffers.
+///
+/// One pass over the views without a branch per view (the inline values'
+/// bytes masked by their length, so that bytes past a value, which no row
+/// covers, do not count), then one vector pass per buffer's range. A
+/// buffer whose range is much larger than the bytes its views cover (after
+/// a `filter` or `take` of a few rows) is not scanned: the full check
+/// reads only the covered bytes.
+fn ascii_views(views: &[u128], buffers: &[Buffer]) -> bool {
+    let mut hulls = vec![Hull::EMPTY; buffers.len()];
+    // The buffer of the latest view that is not inline, and its views'
+    // hull so far; `usize::MAX` before the first.
+    let mut current = usize::MAX;
+    let mut hull = Hull::EMPTY;
+    let mut flush = |buffer: usize, hull: Hull| match hulls.get_mut(buffer) {
+        Some(h) => {
+            *h = h.join(hull);
+            true
+        }
+        None => buffer == usize::MAX,
+    };
+    for chunk in views.chunks(ASCII_CHUNK) {
+        let mut high = 0u128;
+        for &view in chunk {
+            let len = view as u32;
+            let inline = len <= MAX_INLINE_VIEW_LEN;
+            // The value bytes of an inline view (its bytes 4..4 + len),
+            // none of a view into a buffer (whose bytes 4..8 repeat the
+            // value's first bytes, which are checked in the buffer).
+            let shift = 8 * len.min(MAX_INLINE_VIEW_LEN);
+            let keep = if inline { (1u128 << shift) - 1 } else { 0 };
+            high |= (view >> 32) & keep;
+            // A view into a buffer widens the hull; an inline one leaves
+            // it as it is (chosen without a branch).
+            let buffer = if inline {
+                current
+            } else {
+                (view >> 64) as u32 as usize
+            };
+            let start = (view >> 96) as u32 as u64;
+            let (start, end, covered) = if inline {
+                (hull.start, hull.end, 0)
+            } else {
+                (start, start + u64::from(len), u64::from(len))
+            };
+            if buffer != current {
+                if !flush(current, hull) {
+                    return false;
+                }
+                current = buffer;
+                hull = Hull::EMPTY;
+            }
+            hull = hull.join(Hull {
+                start,
+                end,
+                covered,
+            });
+        }
+        if high & INLINE_HIGH_BITS != 0 {
+            return false;
+        }
+    }
+    if !flush(current, hull) {
+        return false;
+    }
+    hulls.iter().zip(buffers).all(|(hull, data)| {
+        if hull.covered == 0 {
+            return true;
+        }
+        let (start, end) = (hull.start as usize, hull.end as usize);
+        end <= data.len()
+            && hull.end - hull.start <= 2 * hull.covered + 4096
+            && crate::ascii::ascii_prefix(&data[start..end]) == end - start
+    })
 }
 
 /// Bytes of inline values gathered before they are validated together.
@@ -464,4 +589,61 @@ fn first_error(data: &[u8]) -> usize {
 #[inline(always)]
 fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows `i` of an ASCII column: inline when `i` is a multiple of 3.
+    fn ascii_column(count: usize) -> BinaryViewArray {
+        (0..count)
+            .map(|i| {
+                if i % 3 == 0 {
+                    format!("v{i}")
+                } else {
+                    format!("a value longer than twelve bytes, {i}")
+                }
+            })
+            .map(|s| Some(s.into_bytes()))
+            .collect()
+    }
+
+    /// The fast path takes ASCII columns whole (no fall back to the full
+    /// check, which would still be right, but slow), and only them.
+    #[test]
+    fn the_fast_path_takes_ascii_columns() {
+        let array = ascii_column(5000);
+        assert!(array.data_buffers().len() > 1);
+        assert!(ascii_views(array.views(), array.data_buffers()));
+        let slice = array.slice(100, 3000);
+        assert!(ascii_views(slice.views(), slice.data_buffers()));
+        assert!(ascii_views(&[], &[]));
+
+        // Bytes past inline values do not count, whatever they are.
+        let views: Vec<u128> = (0..3000u32)
+            .map(|i| {
+                let len = i % 13;
+                make_view(&b"abcdefghijkl"[..len as usize], 0, 0)
+                    | (!0u128).checked_shl(32 + 8 * len).unwrap_or(0)
+            })
+            .collect();
+        assert!(ascii_views(&views, &[]));
+
+        // One byte that is not ASCII, inline or in a buffer.
+        let mut inline = views.clone();
+        inline[2500] = make_view("é".as_bytes(), 0, 0);
+        assert!(!ascii_views(&inline, &[]));
+        let mut rows: Vec<Vec<u8>> = (0..3000).map(|i| format!("v{i}").into_bytes()).collect();
+        rows[2999] = "a long value, caf\u{e9}".into();
+        let array = BinaryViewArray::from_iter_values(rows);
+        assert!(!ascii_views(array.views(), array.data_buffers()));
+
+        // Views outside the buffers are left to the full check.
+        let long = b"a value of twenty bytes";
+        let buffers = [Buffer::from_vec(long.to_vec())];
+        assert!(ascii_views(&[make_view(long, 0, 0)], &buffers));
+        assert!(!ascii_views(&[make_view(long, 0, 1)], &buffers));
+        assert!(!ascii_views(&[make_view(long, 1, 0)], &buffers));
+    }
 }

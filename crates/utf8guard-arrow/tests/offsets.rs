@@ -317,3 +317,107 @@ fn a_million_rows_with_a_few_bad() {
     check::<i64>(&rows, 0, rows.len());
     check::<i32>(&rows, 200_000, 600_000);
 }
+
+/// ASCII rows, enough of them for the vector fast path (many 256-byte
+/// blocks), some null.
+fn ascii_rows(count: usize) -> Vec<Row> {
+    (0..count)
+        .map(|i| Row {
+            bytes: format!("row {i:04}").into_bytes(),
+            null: i % 7 == 3,
+        })
+        .collect()
+}
+
+/// An ASCII column with one row that is not ASCII, valid or not, at the
+/// start, at block edges (row 32 starts at byte 256) and at the end: the
+/// ASCII fast path must hand over to the full check at the right row.
+#[test]
+fn ascii_columns_with_one_row_that_is_not() {
+    let odd: &[&[u8]] = &[
+        "caf\u{e9}".as_bytes(),
+        b"\xFF",
+        b"ab\xE2\x82",
+        b"\x80 ok",
+        b"a\xF0\x9F\x98\x80b",
+        b"\xED\xA0\x80",
+    ];
+    let base = ascii_rows(300);
+    for at in [0, 1, 31, 32, 33, 150, 298, 299] {
+        for &value in odd {
+            let mut rows = base.clone();
+            rows[at].bytes = value.to_vec();
+            check::<i32>(&rows, 0, rows.len());
+            check::<i64>(&rows, 0, rows.len());
+            check::<i32>(&rows, 5, 290);
+        }
+    }
+}
+
+/// A character split by an offset, in a buffer that is otherwise ASCII
+/// and, as a whole, UTF-8: the row that ends inside the character is the
+/// error, wherever it falls.
+#[test]
+fn an_offset_inside_a_character_of_an_ascii_column() {
+    let base = ascii_rows(300);
+    for at in [0, 30, 31, 32, 100, 298] {
+        let mut rows = base.clone();
+        rows[at].bytes = b"ab\xC3".to_vec();
+        rows[at + 1].bytes = b"\xA9cd".to_vec();
+        rows[at].null = false;
+        let values: Vec<u8> = rows.iter().flat_map(|r| r.bytes.clone()).collect();
+        assert!(std::str::from_utf8(&values).is_ok());
+        check::<i32>(&rows, 0, rows.len());
+        check::<i64>(&rows, 0, rows.len());
+        let err = validate_binary(&binary::<i32>(&rows)).unwrap_err();
+        assert_eq!(err.row(), Some(at));
+        let utf8 = err.utf8_error().unwrap();
+        assert_eq!((utf8.valid_up_to(), utf8.error_len()), (2, None));
+    }
+}
+
+/// Bytes outside a slice's rows are never read: bad rows just before and
+/// just after an ASCII slice.
+#[test]
+fn bad_bytes_around_an_ascii_slice() {
+    let mut rows = ascii_rows(300);
+    rows[0].bytes = b"\xFF".to_vec();
+    rows[299].bytes = b"\xE2\x82".to_vec();
+    check::<i32>(&rows, 1, 298);
+    check::<i64>(&rows, 1, 298);
+    let slice = binary::<i32>(&rows).slice(1, 298);
+    assert!(StringArray::try_from_binary(slice.clone()).is_err());
+    assert_eq!(binary_to_string(&slice).unwrap().value(0), "row 0001");
+}
+
+/// Offsets that decrease (only unchecked constructors make them), before
+/// and after the first row that is not ASCII: the same error as the
+/// engine's check of the offsets gives.
+#[test]
+fn decreasing_offsets_in_an_ascii_column() {
+    let rows = 1000;
+    let mut values = b"abcd".repeat(rows);
+    values[4 * 500] = 0xC3;
+    values[4 * 500 + 1] = 0xA9;
+    for (broken, at) in [(false, 10), (true, 10), (true, 800), (false, 800)] {
+        let mut values = values.clone();
+        if !broken {
+            // No row that is not ASCII.
+            values[4 * 500..4 * 500 + 2].copy_from_slice(b"ab");
+        }
+        let mut offsets: Vec<i32> = (0..=rows as i32).map(|i| 4 * i).collect();
+        offsets[at] = offsets[at - 1] - 1;
+        let expected = utf8guard::validate_offsets(&values, &offsets).unwrap_err();
+        assert_eq!(expected.index(), at);
+        // SAFETY: only the checks under test read this array, as bytes and
+        // offsets; they must not trust the offsets' order.
+        let array = unsafe {
+            StringArray::new_unchecked(
+                arrow_buffer::OffsetBuffer::new_unchecked(offsets.into()),
+                values.into(),
+                None,
+            )
+        };
+        assert_eq!(validate_string(&array), Err(Error::Offsets(expected)));
+    }
+}

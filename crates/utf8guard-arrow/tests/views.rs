@@ -330,3 +330,112 @@ fn long_values_cut_inside_a_character() {
     assert_eq!(bad, [(2, 0, Some(1)), (3, 23, None)]);
     check_layouts(&rows, 1, 2);
 }
+
+/// ASCII rows, inline and not, enough of them for several chunks of the
+/// ASCII fast path (1024 views each).
+fn ascii_view_rows(count: usize) -> Vec<Row> {
+    (0..count)
+        .map(|i| Row {
+            bytes: if i % 3 == 0 {
+                format!("v{i}").into_bytes()
+            } else {
+                format!("a value longer than twelve bytes, {i}").into_bytes()
+            },
+            null: i % 11 == 5,
+        })
+        .collect()
+}
+
+/// An ASCII column with one value that is not ASCII, valid or not, inline
+/// or not, at the edges of the fast path's chunks: it hands over to the
+/// full check, which finds the right row.
+#[test]
+fn ascii_columns_with_one_value_that_is_not() {
+    let odd: &[&[u8]] = &[
+        "\u{e9}t\u{e9}".as_bytes(),
+        "a long value with caf\u{e9} in it".as_bytes(),
+        b"\xFF",
+        b"a long value cut short \xE2\x82",
+        b"\xC3",
+        b"\x80 then twelve more",
+    ];
+    let base = ascii_view_rows(2100);
+    for at in [0, 1, 1023, 1024, 1025, 2099] {
+        for &value in odd {
+            let mut rows = base.clone();
+            rows[at].bytes = value.to_vec();
+            check(&binary_view(&rows), &rows);
+        }
+    }
+    check_layouts(&base, 100, 1500);
+}
+
+/// Bytes after an inline value (which no row covers) are not read as part
+/// of it, even when they are not ASCII: Arrow's layout wants them zero, but
+/// an unchecked array may hold anything there.
+#[test]
+fn bytes_past_inline_values_do_not_count() {
+    let mut views = Vec::new();
+    for i in 0..3000u32 {
+        let len = i % 13;
+        let value = &b"abcdefghijkl"[..len as usize];
+        // Every byte after the value: FF.
+        let garbage = (!0u128).checked_shl(32 + 8 * len).unwrap_or(0);
+        views.push(make_view(value, 0, 0) | garbage);
+    }
+    let views = ScalarBuffer::from(views);
+    // SAFETY: the array is only handed to the checks, which read each
+    // inline value's bytes, and no byte past them.
+    let array =
+        unsafe { BinaryViewArray::new_unchecked(views.clone(), Vec::<Buffer>::new(), None) };
+    assert_eq!(validate_binary_view(&array), Ok(()));
+    assert_eq!(invalid_values(&array), Ok(vec![]));
+    // SAFETY: as above.
+    let strings = unsafe { StringViewArray::new_unchecked(views, Vec::<Buffer>::new(), None) };
+    assert_eq!(validate_string_view(&strings), Ok(()));
+    assert_eq!(
+        binary_view_to_string_view(&array).unwrap().value(2999),
+        "abcdefghi"
+    );
+}
+
+/// Two ASCII values far apart in one buffer whose bytes between them are
+/// not UTF-8 (as after a `filter`): valid; and a value that reaches past
+/// its buffer in an otherwise ASCII column is the error it was.
+#[test]
+fn ascii_views_over_bytes_no_view_covers() {
+    let mut data = b"first value, ASCII".to_vec();
+    data.extend_from_slice(&[0xFF; 10_000]);
+    data.extend_from_slice(b"second value, ASCII");
+    let views = vec![
+        make_view(b"first value, ASCII", 0, 0),
+        make_view(b"second value, ASCII", 0, 10_018),
+    ];
+    let array = BinaryViewArray::try_new(
+        ScalarBuffer::from(views.clone()),
+        vec![Buffer::from_vec(data.clone())],
+        None,
+    )
+    .unwrap();
+    assert_eq!(validate_binary_view(&array), Ok(()));
+    let mut views = views;
+    views.push(make_view(b"second value, ASCII", 0, 10_019));
+    // SAFETY: the array is only handed to the checks, which must not read
+    // past the buffers.
+    let array = unsafe {
+        BinaryViewArray::new_unchecked(
+            ScalarBuffer::from(views),
+            vec![Buffer::from_vec(data)],
+            None,
+        )
+    };
+    assert_eq!(
+        validate_binary_view(&array),
+        Err(Error::View {
+            row: 2,
+            buffer: 0,
+            offset: 10_019,
+            len: 19
+        })
+    );
+}
