@@ -291,13 +291,13 @@ fn any_outside_avx2(block: &[u8], range: (u8, u8)) -> bool {
     outside_bytes(block, range)
 }
 
-/// The scan itself: the least and the greatest byte (no early exit, so
-/// that it vectorizes).
+/// The scan itself, in one pass with no early exit (so that it
+/// vectorizes): moved down by `lo`, a byte in the range is at most
+/// `hi - lo` and one below it wraps around above that.
 #[inline(always)]
 fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
-    let max = block.iter().fold(0, |m: u8, &b| m.max(b));
-    let min = block.iter().fold(0xFF, |m: u8, &b| m.min(b));
-    min < lo || max > hi
+    let max = block.iter().fold(0, |m: u8, &b| m.max(b.wrapping_sub(lo)));
+    max > hi - lo
 }
 
 /// How wide a scan [`any_outside`] may use: as wide as the kernel the
