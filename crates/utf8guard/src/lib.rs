@@ -114,6 +114,7 @@ pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
 pub use stream::StreamValidator;
 #[cfg(feature = "alloc")]
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
+pub use transcode::{utf16_to_wtf8_into, wtf8_to_utf16_into};
 pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
 
 /// `true` when `bytes` is well-formed UTF-8. The fastest check: use it when

@@ -124,12 +124,13 @@ pub enum Status {
     OutputFull,
 }
 
-/// What one call of [`Transcoder::transcode`] did.
+/// What one call of [`Transcoder::transcode`] (or of
+/// [`wtf8_to_utf16_into`], [`utf16_to_wtf8_into`]) did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Progress {
-    /// Input bytes consumed.
+    /// Input bytes (UTF-16 units) consumed.
     pub read: usize,
-    /// Output bytes written.
+    /// Output bytes (UTF-16 units) written.
     pub written: usize,
     /// Why it returned, or the error that stopped it (its offset counts
     /// from the start of the whole stream).
@@ -785,7 +786,8 @@ pub fn transcode_to_string(
 
 /// Converts WTF-8 to potentially ill-formed UTF-16, appending to `out`:
 /// lone surrogates become themselves; with [`Policy::Replace`], each
-/// ill-formed sequence becomes U+FFFD. Offsets in errors count bytes.
+/// ill-formed sequence becomes U+FFFD. Offsets in errors count bytes. On
+/// an error, `out` holds the conversion of everything before it.
 ///
 /// ```
 /// use utf8guard::{wtf8_to_utf16, Policy};
@@ -800,22 +802,65 @@ pub fn wtf8_to_utf16(
     policy: Policy,
     out: &mut Vec<u16>,
 ) -> Result<(), TranscodeError> {
-    out.reserve(input.len());
+    // Never more units than bytes: each sequence of 1 to 3 bytes (and
+    // each replaced subpart) is one unit, a 4-byte one two. Two more, so
+    // that the room for the next item (2 units) is always there.
+    let len = out.len();
+    out.resize(len + input.len() + 2, 0);
+    let progress = wtf8_to_utf16_into(input, policy, &mut out[len..], true);
+    out.truncate(len + progress.written);
+    debug_assert!(progress.result.is_err() || progress.read == input.len());
+    progress.result.map(drop)
+}
+
+/// Converts WTF-8 to potentially ill-formed UTF-16 into a caller's buffer
+/// (no allocation): [`wtf8_to_utf16`] a piece at a time. `written` counts
+/// units. An `output` at least as long as `input` always has room for all
+/// of it; one of fewer than 3 units may not make progress (a lone lead
+/// surrogate is written only with the item after it). `last` says that no input follows: without it, a sequence that
+/// the next piece may complete, or a lead surrogate that a trail may
+/// follow (which would make the two ill formed), is left unread
+/// ([`Status::InputEmpty`] with `read < input.len()`), to be passed again
+/// with what follows. The call keeps no state: the next one starts with
+/// `input[read..]`. Error offsets count bytes from the start of `input`.
+///
+/// ```
+/// use utf8guard::{wtf8_to_utf16_into, Policy, Status};
+///
+/// let mut units = [0u16; 8];
+/// // A lead surrogate at the end of a piece waits for the next one.
+/// let p = wtf8_to_utf16_into(b"a\xED\xA0\xBD", Policy::Strict, &mut units, false);
+/// assert_eq!((p.read, p.written, p.result), (1, 1, Ok(Status::InputEmpty)));
+/// let p = wtf8_to_utf16_into(b"\xED\xA0\xBD\xED\xB8\x80", Policy::Strict, &mut units, true);
+/// assert_eq!(p.result.unwrap_err().offset(), 3); // a lead and a trail: ill formed
+/// ```
+pub fn wtf8_to_utf16_into(
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u16],
+    last: bool,
+) -> Progress {
     let mut at = 0;
+    let mut w = 0;
+    // The item before `at` was a lead surrogate: a trail now is an error.
     let mut after_lead = false;
     let mut window = fast::WINDOW_MIN;
-    while at < input.len() {
-        // Well-formed text, checked by the kernel a window at a time, in a
-        // tight loop.
+    let status = loop {
+        if at == input.len() {
+            break Status::InputEmpty;
+        }
         if !after_lead {
-            let end = input.len().min(at + window);
+            // Well-formed text, checked by the kernel a window at a time,
+            // converted in a tight loop (at most a unit per byte, so no
+            // more bytes than there is room for).
+            let end = input.len().min(at + window).min(at + (output.len() - w));
             let part = &input[at..end];
             let mut valid = fast::valid_prefix(Dialect::Wtf8, part);
             window = fast::next_window(part.len(), valid);
             // A lead surrogate that ends the valid part but not the input:
             // a trail after it would be an error, which the careful path
             // below finds.
-            if at + valid < input.len()
+            if (at + valid < input.len() || !last)
                 && valid >= 3
                 && part[valid - 3] == 0xED
                 && (0xA0..0xB0).contains(&part[valid - 2])
@@ -823,25 +868,26 @@ pub fn wtf8_to_utf16(
                 valid -= 3;
             }
             if valid > 0 {
-                let len = out.len();
-                out.resize(len + valid, 0);
-                let n = fast::wtf8_to_utf16(&part[..valid], &mut out[len..]);
-                out.truncate(len + n);
+                w += fast::wtf8_to_utf16(&part[..valid], &mut output[w..]);
                 at += valid;
                 continue;
             }
         }
         // One item at a time. ASCII, without decoding.
-        while let Some(&b) = input.get(at) {
+        while let (Some(&b), Some(unit)) = (input.get(at), output.get_mut(w)) {
             if b >= 0x80 {
                 break;
             }
-            out.push(u16::from(b));
+            *unit = u16::from(b);
             at += 1;
+            w += 1;
             after_lead = false;
         }
         if at == input.len() {
-            break;
+            break Status::InputEmpty;
+        }
+        if output.len() - w < 2 {
+            break Status::OutputFull;
         }
         let (code_point, len) = match decode::sequence(Dialect::Wtf8, input, at, after_lead) {
             Some((decode::Unit::Char(cp), len)) => (cp, len),
@@ -852,30 +898,55 @@ pub fn wtf8_to_utf16(
                 let Decoded::Invalid { error, len } = item else {
                     unreachable!("the decoder found no sequence at {at}")
                 };
-                if policy == Policy::Strict {
-                    return Err(TranscodeError {
-                        offset: at,
-                        len: error.error_len(),
-                        cause: Cause::Malformed(error.kind()),
-                    });
+                if error.error_len().is_none() && !last {
+                    // The next piece may complete it.
+                    break Status::InputEmpty;
                 }
-                out.push(0xFFFD);
+                if policy == Policy::Strict {
+                    return Progress {
+                        read: at,
+                        written: w,
+                        result: Err(TranscodeError {
+                            offset: at,
+                            len: error.error_len(),
+                            cause: Cause::Malformed(error.kind()),
+                        }),
+                    };
+                }
+                output[w] = 0xFFFD;
+                w += 1;
                 at += len;
                 after_lead = false;
                 continue;
             }
         };
+        if decode::is_lead(code_point) && at + len == input.len() && !last {
+            // A trail surrogate may start the next piece.
+            break Status::InputEmpty;
+        }
         after_lead = decode::is_lead(code_point);
         if code_point < 0x1_0000 {
-            out.push(code_point as u16);
+            output[w] = code_point as u16;
+            w += 1;
         } else {
             let offset = code_point - 0x1_0000;
-            out.push(0xD800 | (offset >> 10) as u16);
-            out.push(0xDC00 | (offset & 0x3FF) as u16);
+            output[w] = 0xD800 | (offset >> 10) as u16;
+            output[w + 1] = 0xDC00 | (offset & 0x3FF) as u16;
+            w += 2;
         }
         at += len;
+    };
+    if after_lead && at < input.len() {
+        // Stopped right after a lone lead surrogate: the next call starts
+        // with it again, so that it sees a trail that follows it.
+        at -= 3;
+        w -= 1;
     }
-    Ok(())
+    Progress {
+        read: at,
+        written: w,
+        result: Ok(status),
+    }
 }
 
 /// Converts potentially ill-formed UTF-16 to WTF-8, appending to `out`:
@@ -900,10 +971,82 @@ pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
         let end = input.len().min(i + CHUNK);
         let len = out.len();
         out.resize(len + 3 * (end - i), 0);
-        // A lead surrogate at the end of a chunk waits for the next.
+        let progress = utf16_to_wtf8_into(&input[i..end], &mut out[len..], end == input.len());
+        out.truncate(len + progress.written);
+        i += progress.read;
+    }
+}
+
+/// Converts potentially ill-formed UTF-16 to WTF-8 into a caller's buffer
+/// (no allocation): [`utf16_to_wtf8`] a piece at a time. `read` counts
+/// units. An `output` three times as long as `input` always has room for
+/// all of it; one of fewer than 4 bytes may not make progress (a surrogate
+/// pair becomes 4 bytes). `last` says that no input follows: without it, a lead
+/// surrogate that ends `input` is left unread (the next piece may start
+/// with its trail). The result is never an error.
+///
+/// ```
+/// use utf8guard::{utf16_to_wtf8_into, Status};
+///
+/// let mut bytes = [0u8; 5];
+/// let p = utf16_to_wtf8_into(&[0x61, 0xD83D], &mut bytes, false);
+/// assert_eq!((p.read, p.written, p.result), (1, 1, Ok(Status::InputEmpty)));
+/// let p = utf16_to_wtf8_into(&[0xD83D, 0xDE00, 0x62, 0x63], &mut bytes, true);
+/// assert_eq!((p.read, p.written, p.result), (3, 5, Ok(Status::OutputFull)));
+/// assert_eq!(&bytes[..5], b"\xF0\x9F\x98\x80b");
+/// ```
+pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progress {
+    let (mut i, mut w) = (0, 0);
+    // Whole chunks, while there is room for the longest conversion.
+    while i < input.len() && output.len() - w >= 3 {
+        let end = input.len().min(i + (output.len() - w) / 3);
+        // A lead surrogate that ends the chunk is left for the next chunk
+        // (which holds its trail, if any) or the unit loop below.
         let (read, written) =
-            fast::utf16_to_wtf8(&input[i..end], &mut out[len..], end == input.len());
-        out.truncate(len + written);
+            fast::utf16_to_wtf8(&input[i..end], &mut output[w..], last && end == input.len());
         i += read;
+        w += written;
+        if read == 0 {
+            break;
+        }
+    }
+    // Then a unit at a time, each written only where it fits.
+    let status = loop {
+        let Some(&unit) = input.get(i) else {
+            break Status::InputEmpty;
+        };
+        let value = u32::from(unit);
+        let (value, units) = if decode::is_lead(value) {
+            match input.get(i + 1) {
+                Some(&next) if (0xDC00..0xE000).contains(&next) => {
+                    (decode::combine(value, u32::from(next)), 2)
+                }
+                None if !last => break Status::InputEmpty,
+                _ => (value, 1),
+            }
+        } else {
+            (value, 1)
+        };
+        let len = match value {
+            0..0x80 => 1,
+            0x80..0x800 => 2,
+            0x800..0x1_0000 => 3,
+            _ => 4,
+        };
+        if output.len() - w < len {
+            break Status::OutputFull;
+        }
+        if len == 1 {
+            output[w] = value as u8;
+        } else {
+            fast::put(&mut output[w..w + len], value, len);
+        }
+        i += units;
+        w += len;
+    };
+    Progress {
+        read: i,
+        written: w,
+        result: Ok(status),
     }
 }

@@ -7,8 +7,9 @@ mod common;
 
 use proptest::prelude::*;
 use utf8guard::{
-    transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16, Cause, Decoded, Dialect,
-    EncodeError, ErrorKind, Policy, Status, Transcoder,
+    transcode, transcode_to_string, utf16_to_wtf8, utf16_to_wtf8_into, wtf8_to_utf16,
+    wtf8_to_utf16_into, Cause, Decoded, Dialect, EncodeError, ErrorKind, Policy, Status,
+    Transcoder,
 };
 
 const MAGIC: &[u8] = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";
@@ -264,16 +265,62 @@ proptest! {
     fn wtf8_to_utf16_matches_the_reference(
         bytes in text(Dialect::Wtf8),
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        cuts in prop::collection::vec(0usize..200, 0..6),
+        room in prop_oneof![3usize..12, 12usize..500],
     ) {
-        check_wtf8_to_utf16(bytes, edits)?;
+        check_wtf8_to_utf16(bytes, edits, &cuts, room)?;
     }
 }
 
-/// `wtf8_to_utf16` against the WTF-8 decoder, on `bytes` with `edits`
-/// (bytes inserted).
+/// The input cut at `cuts` (modulo its length; the last piece ends it),
+/// sorted: where each piece ends.
+fn piece_ends(cuts: &[usize], len: usize) -> Vec<usize> {
+    let mut ends: Vec<usize> = cuts.iter().map(|&c| c % (len + 1)).collect();
+    ends.push(len);
+    ends.sort_unstable();
+    ends
+}
+
+/// `wtf8_to_utf16_into` over `bytes` in pieces ending at `cuts`, into a
+/// buffer of `room` units: the units, or the error as (absolute offset,
+/// length, cause).
+fn wtf8_to_utf16_in_pieces(
+    bytes: &[u8],
+    policy: Policy,
+    cuts: &[usize],
+    room: usize,
+) -> Result<Vec<u16>, (usize, Option<usize>, Cause)> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u16; room];
+    let mut start = 0;
+    for end in piece_ends(cuts, bytes.len()) {
+        loop {
+            let p = wtf8_to_utf16_into(&bytes[start..end], policy, &mut buf, end == bytes.len());
+            out.extend_from_slice(&buf[..p.written]);
+            match p.result {
+                Err(e) => return Err((start + e.offset(), e.error_len(), e.cause())),
+                Ok(Status::OutputFull) => {
+                    assert!(p.read > 0 || p.written > 0, "no progress at {start}");
+                    start += p.read;
+                }
+                Ok(_) => {
+                    start += p.read;
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(start, bytes.len(), "the last piece is read whole");
+    Ok(out)
+}
+
+/// `wtf8_to_utf16`, and `wtf8_to_utf16_into` in pieces, against the WTF-8
+/// decoder, on `bytes` with `edits` (bytes inserted).
 fn check_wtf8_to_utf16(
     mut bytes: Vec<u8>,
     edits: Vec<(prop::sample::Index, u8)>,
+    cuts: &[usize],
+    room: usize,
 ) -> Result<(), TestCaseError> {
     for (at, byte) in edits {
         let i = at.index(bytes.len() + 1);
@@ -302,14 +349,19 @@ fn check_wtf8_to_utf16(
         }
         let mut got = Vec::new();
         let r = wtf8_to_utf16(&bytes, policy, &mut got);
+        let pieces = wtf8_to_utf16_in_pieces(&bytes, policy, cuts, room);
         match error {
-            Some(e) => prop_assert_eq!(
-                r.map_err(|x| (x.offset(), x.error_len(), x.cause())),
-                Err(e)
-            ),
+            Some(e) => {
+                prop_assert_eq!(
+                    r.map_err(|x| (x.offset(), x.error_len(), x.cause())),
+                    Err(e)
+                );
+                prop_assert_eq!(pieces, Err(e));
+            }
             None => {
                 prop_assert!(r.is_ok());
-                prop_assert_eq!(got, expected);
+                prop_assert_eq!(&got, &expected);
+                prop_assert_eq!(pieces, Ok(expected));
             }
         }
     }
@@ -539,8 +591,10 @@ proptest! {
     fn dense_wtf8_to_utf16_matches_the_reference(
         bytes in dense_text(Dialect::Wtf8),
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        cuts in prop::collection::vec(0usize..3000, 0..6),
+        room in prop_oneof![3usize..12, 12usize..5000],
     ) {
-        check_wtf8_to_utf16(bytes, edits)?;
+        check_wtf8_to_utf16(bytes, edits, &cuts, room)?;
     }
 
     /// UTF-16 to WTF-8 on dense units (lone surrogates too, also at the
@@ -552,6 +606,8 @@ proptest! {
             3 => 0u16..0x80, 3 => 0x80u16..0x800, 3 => 0x800u16..0xD800,
             3 => 0xD800u16..0xDC00, 3 => 0xDC00u16..0xE000, 2 => 0xE000u16..=0xFFFF,
         ], 0..9000),
+        cuts in prop::collection::vec(0usize..9000, 0..6),
+        room in prop_oneof![4usize..16, 16usize..20000],
     ) {
         let mut expected = Vec::new();
         let mut i = 0;
@@ -568,6 +624,24 @@ proptest! {
         }
         let mut got = Vec::new();
         utf16_to_wtf8(&units, &mut got);
+        prop_assert_eq!(&got, &expected);
+        // In pieces, into a buffer of `room` bytes.
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; room];
+        let mut start = 0;
+        for end in piece_ends(&cuts, units.len()) {
+            loop {
+                let p = utf16_to_wtf8_into(&units[start..end], &mut buf, end == units.len());
+                got.extend_from_slice(&buf[..p.written]);
+                start += p.read;
+                match p.result {
+                    Ok(Status::OutputFull) => prop_assert!(p.read > 0, "no progress at {}", start),
+                    Ok(Status::InputEmpty) => break,
+                    r => panic!("{r:?}"),
+                }
+            }
+        }
+        prop_assert_eq!(start, units.len());
         prop_assert_eq!(got, expected);
     }
 }

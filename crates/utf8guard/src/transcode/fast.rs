@@ -8,7 +8,6 @@
 //! sequence that is not whole in the part it was given), which then
 //! converts that one item and reports any error exactly.
 
-#[cfg(feature = "alloc")]
 use crate::decode::is_lead;
 use crate::decode::{combine, corrected_offset};
 use crate::dialect::Dialect;
@@ -123,9 +122,8 @@ fn has_zero(x: u64) -> bool {
 }
 
 /// Writes `value` in `len` (2 to 4) bytes of the UTF-8 layout at `dst[..len]`.
-#[cfg(feature = "alloc")]
 #[inline(always)]
-fn put(dst: &mut [u8], value: u32, len: usize) {
+pub(super) fn put(dst: &mut [u8], value: u32, len: usize) {
     match len {
         2 => {
             let d = &mut dst[..2];
@@ -464,7 +462,6 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
 /// surrogate unless it ends the input (and does not start right after
 /// one), into UTF-16 at the start of `dst`, which has at least `src.len()`
 /// units. Returns the units written.
-#[cfg(feature = "alloc")]
 pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
     let dst = &mut dst[..src.len()];
     let (mut i, mut w) = (0, 0);
@@ -537,7 +534,6 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// `dst`, which has at least `3 * src.len()` bytes. A lead surrogate that
 /// ends `src` is converted alone only when `last`; otherwise it is left.
 /// Returns the units read and the bytes written.
-#[cfg(feature = "alloc")]
 pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
     let (mut i, mut w) = (0, 0);
     while i < src.len() {
