@@ -85,6 +85,26 @@ impl SimdU8 for V512 {
     }
 
     #[inline(always)]
+    fn xor_select_eq2(
+        self,
+        lead: Self,
+        a: Self,
+        other: Self,
+        mask: Self,
+        b: Self,
+        bit: Self,
+    ) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW. The
+        // comparisons give mask registers; the subtraction writes only the
+        // lanes both set and keeps `self` in the others.
+        V512(unsafe {
+            let first = _mm512_cmpeq_epi8_mask(lead.0, a.0);
+            let both = _mm512_mask_cmpeq_epi8_mask(first, _mm512_and_si512(other.0, mask.0), b.0);
+            _mm512_mask_sub_epi8(self.0, both, self.0, bit.0)
+        })
+    }
+
+    #[inline(always)]
     fn signed_min(self, other: Self) -> Self {
         // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
         V512(unsafe { _mm512_min_epi8(self.0, other.0) })

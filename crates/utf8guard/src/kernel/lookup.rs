@@ -327,11 +327,18 @@ fn check_vector<V: SimdU8, D: Spec>(t: &Tables<V>, input: V, behind: &Behind<V>)
         // B0..BF`). CESU-8: it is an error exactly when no lead stands 3
         // bytes back, and so is a lead back there with no trail here.
         // WTF-8: it is an error exactly when a lead stands back there.
-        let lead_back = lead_back(t, behind.p4, behind.p3);
         error = if D::PAIRS == Pairs::Required {
-            error.xor(lead_back)
+            // `error.xor(lead_back(..))`, as far as zero lanes go.
+            error.xor_select_eq2(
+                behind.p4,
+                t.ed,
+                behind.p3,
+                t.high_nibble_mask,
+                t.a0,
+                t.surrogate_mark,
+            )
         } else {
-            error.and_not(t.surrogate_mark.and_not(lead_back))
+            error.and_not(t.surrogate_mark.and_not(lead_back(t, behind.p4, behind.p3)))
         };
     }
     error
