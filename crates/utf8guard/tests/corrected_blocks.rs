@@ -4,7 +4,7 @@
 //! whose sequences straddle the blocks' ends, both ways, against the
 //! reference encoder's bytes (each code point encoded on its own).
 
-use utf8guard::{transcode, Cause, Dialect, EncodeError, ErrorKind, Policy};
+use utf8guard::{transcode, Cause, Dialect, EncodeError, ErrorKind, Policy, Status, Transcoder};
 
 /// The bytes of `cps` in `dialect`, a code point at a time with the
 /// reference encoder.
@@ -214,5 +214,41 @@ fn code_point(item: utf8guard::Decoded) -> u32 {
     match item {
         utf8guard::Decoded::Char { code_point, .. } => code_point,
         other => panic!("not a character: {other:?}"),
+    }
+}
+
+/// Into output buffers of every size from 3 (the longest character here)
+/// to 100 bytes (the blocks stop
+/// for want of room, maybe inside a sequence, and start again after each
+/// call), the whole text in one piece: the concatenated output is exact.
+#[test]
+fn small_output_buffers() {
+    let text: Vec<u32> = "Пример русского текста 한국어 문장의 예시 텍스트 中文 "
+        .repeat(8)
+        .chars()
+        .map(u32::from)
+        .collect();
+    for (from, to) in [
+        (Dialect::Utf8, Dialect::Corrected),
+        (Dialect::Corrected, Dialect::Utf8),
+    ] {
+        let (input, expected) = (encode(from, &text), encode(to, &text));
+        for room in 3..=100 {
+            let mut t = Transcoder::new(from, to, Policy::Strict);
+            let (mut out, mut at) = (Vec::new(), 0);
+            loop {
+                let mut buf = vec![0u8; room];
+                let p = t.transcode(&input[at..], &mut buf, true);
+                out.extend_from_slice(&buf[..p.written]);
+                at += p.read;
+                match p.result {
+                    Ok(Status::OutputFull) => assert!(p.written > 0, "{from:?} room {room}"),
+                    Ok(Status::InputEmpty) => break,
+                    Err(e) => panic!("{from:?} room {room}: {e}"),
+                }
+            }
+            assert_eq!(at, input.len(), "{from:?} room {room}");
+            assert!(out == expected, "{from:?} room {room}");
+        }
     }
 }

@@ -200,23 +200,22 @@ fn convert_avx2(
         };
         let out = by_role(p2, p1, c, new);
         let stop = _mm256_or_si256(nul_or_long(c), new.stop);
-        // Sequences that the block's end cuts: a lead in the last lane, a
-        // 3-byte lead in the second last. The block ends before them.
-        let leads2 = _mm256_movemask_epi8(lead2(c)) as u32;
-        let leads3 = _mm256_movemask_epi8(lead3(c)) as u32;
-        let cut = (leads2 | leads3) & 1 << 31 | leads3 & 1 << 30;
         let stop = _mm256_movemask_epi8(stop) as u32;
-        // Every lane in `stop` and `cut` is a sequence's first byte.
-        let n = (u64::from(stop | cut) | 1 << BLOCK).trailing_zeros() as usize;
         let to = dst[w..w + BLOCK].as_mut_ptr();
         // SAFETY: `to` points to the `BLOCK` (32) bytes `dst[w..w + BLOCK]`;
         // unaligned stores take any address.
         unsafe { _mm256_storeu_si256(to.cast(), out) };
-        i += n;
-        w += n;
-        if n < BLOCK && stop >> n & 1 != 0 {
-            return (i, w, Stop::Item);
+        if stop != 0 {
+            // Every lane in `stop` is a sequence's first byte.
+            let n = stop.trailing_zeros() as usize;
+            return (i + n, w + n, Stop::Item);
         }
+        // A block may end inside a sequence: the next starts with the rest
+        // of it, whose lanes find their lead one or two lanes back (the
+        // lead's lane converted it with the lanes after it, in this block's
+        // loads).
+        i += BLOCK;
+        w += BLOCK;
         if _mm256_movemask_epi8(c) == 0 {
             ascii_blocks += 1;
             if ascii_blocks == CLEAN_BLOCKS {
@@ -225,6 +224,13 @@ fn convert_avx2(
         } else {
             ascii_blocks = 0;
         }
+    }
+    // Back to the start of the sequence the last block's end may cut (its
+    // lead is at most 2 bytes back: blocks pass no longer sequence, and
+    // the first block starts with one).
+    while src.get(i).is_some_and(|&b| crate::decode::is_cont(b)) {
+        i -= 1;
+        w -= 1;
     }
     (i, w, Stop::Room)
 }
