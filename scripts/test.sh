@@ -95,7 +95,7 @@ step "transcoders with each kernel forced (UTF8GUARD_KERNEL=scalar|sse42|avx2|av
 for kernel in scalar sse42 avx2 avx512; do
     echo "UTF8GUARD_KERNEL=$kernel"
     UTF8GUARD_KERNEL=$kernel cargo test --release -p utf8guard --quiet \
-        --test transcode --test round_trips --test decode
+        --test transcode --test round_trips --test decode --test corrected_blocks
 done
 ok
 

@@ -16,7 +16,10 @@
 //!   first, doubling up to 64 KiB while the windows are valid) with the
 //!   dialect's vector kernel, and converts its well-formed prefix with a
 //!   tight loop for the pair of dialects (`fast.rs`), which decodes without
-//!   checking again and copies ASCII 8 bytes at a time; it stops before
+//!   checking again and copies ASCII 8 bytes at a time (between UTF-8 and
+//!   Corrected UTF-8, with the AVX2 or AVX-512 kernel dispatched, a vector
+//!   converter takes 32-byte blocks in which every sequence keeps its
+//!   length, `corrected_simd.rs`); it stops before
 //!   anything that needs care (a code point the target cannot hold, a lone
 //!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
 //!   by the window's end), or after a long run of unchanged bytes, when the
@@ -36,6 +39,7 @@ use crate::dialect::Dialect;
 use crate::encode::{EncodeError, Encoded};
 use crate::error::ErrorKind;
 
+mod corrected_simd;
 mod fast;
 
 /// What a transcoder does with input it cannot convert.

@@ -8,6 +8,7 @@
 //! sequence that is not whole in the part it was given), which then
 //! converts that one item and reports any error exactly.
 
+use super::corrected_simd::{Blocks, Stop, Way, BLOCK};
 use crate::decode::is_lead;
 use crate::decode::{combine, corrected_offset};
 use crate::dialect::Dialect;
@@ -27,6 +28,10 @@ pub(super) const WINDOW_MAX: usize = 64 * 1024;
 /// How many unchanged bytes in a row send the fast converter back to the
 /// transcoder's copy phase (a validated copy at the speed of `memcpy`).
 const CLEAN_RUN: usize = 128;
+
+/// The most bytes the fast converter's scalar loop converts, after the
+/// block converter stopped, before it tries blocks again.
+const MAX_SKIP: usize = 1024;
 
 /// The room the fast converter wants before each step: each stores 8 bytes
 /// (an ASCII block, or an item of up to 6 bytes and scratch).
@@ -405,7 +410,34 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
     let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
     let (mut i, mut w) = (0, 0);
     let mut clean = 0;
+    // Between UTF-8 and Corrected UTF-8, the vector block converter where
+    // every sequence keeps its length; after it stops at an item, the loop
+    // below goes on alone for `skip` bytes (more after each stop with
+    // little done, so that text it cannot convert costs it little).
+    let blocks = match (F, T) {
+        (code::UTF8, code::CORRECTED) => Blocks::new(Way::ToCorrected),
+        (code::CORRECTED, code::UTF8) => Blocks::new(Way::FromCorrected),
+        _ => None,
+    };
+    // The blocks load from two bytes before `i`.
+    let (mut retry_at, mut skip) = (2, BLOCK);
     while i < src.len() && dst.len() - w >= STEP_ROOM && clean < CLEAN_RUN {
+        if let Some(b) = blocks.filter(|_| i >= retry_at) {
+            let (ni, nw, stop) = b.convert(src, dst, i, w);
+            if ni > i {
+                clean = 0;
+            }
+            skip = if ni - i >= BLOCK {
+                BLOCK
+            } else {
+                (2 * skip).min(MAX_SKIP)
+            };
+            (i, w, retry_at) = (ni, nw, ni + skip);
+            if stop == Stop::Clean {
+                break;
+            }
+            continue;
+        }
         let x = match src.get(i..i + 8) {
             Some(chunk) => {
                 let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
