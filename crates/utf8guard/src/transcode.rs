@@ -16,7 +16,9 @@
 //!   first, doubling up to 64 KiB while the windows are valid) with the
 //!   dialect's vector kernel, and converts its well-formed prefix with a
 //!   tight loop for the pair of dialects (`fast.rs`), which decodes without
-//!   checking again and copies ASCII 8 bytes at a time; it stops before
+//!   checking again and copies ASCII 8 bytes at a time (runs of
+//!   supplementary characters whose form changes, with vector loops:
+//!   `pairs_simd.rs`); it stops before
 //!   anything that needs care (a code point the target cannot hold, a lone
 //!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
 //!   by the window's end), or after a long run of unchanged bytes, when the
@@ -37,6 +39,7 @@ use crate::encode::{EncodeError, Encoded};
 use crate::error::ErrorKind;
 
 mod fast;
+mod pairs_simd;
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
