@@ -841,3 +841,48 @@ fn runs_of_supplementary_characters_to_utf16() {
         }
     }
 }
+
+/// Text that needs no change, longer than the pieces the copy phase scans
+/// and validates at a time (256 bytes at first, doubling), with a change,
+/// an ill-formed byte or a cut sequence at every offset around the pieces'
+/// ends.
+#[test]
+fn changes_at_the_ends_of_the_copy_pieces() {
+    let base = "Дом κόσμος € ok ".repeat(300);
+    let cases: [(Dialect, Dialect, &[u8]); 7] = [
+        (Dialect::Utf8, Dialect::Cesu8, "😀".as_bytes()),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xE2\x82\xF0\x9F\x98\x80"),
+        (Dialect::Utf8, Dialect::Mutf8, b"\x00"),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xFF"),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xE2\x82"),
+        (Dialect::Cesu8, Dialect::Utf8, b"\xED\xA0\xBD\xED\xB8\x80"),
+        (Dialect::Wtf8, Dialect::Utf8, b"\xED\xA0\x80"),
+    ];
+    for (from, to, odd) in cases {
+        for at in (250..262)
+            .chain(762..776)
+            .chain(1786..1800)
+            .chain(3834..3848)
+        {
+            let mut input = base.as_bytes().to_vec();
+            // At a sequence boundary at or after `at`.
+            let at = (at..).find(|&i| base.is_char_boundary(i)).unwrap();
+            input.splice(at..at, odd.iter().copied());
+            for policy in [Policy::Strict, Policy::Replace] {
+                let (expected, _, _) = reference_counted(from, to, &input, policy, false);
+                assert_eq!(
+                    outcome(transcode(from, to, &input, policy)),
+                    expected,
+                    "{from}->{to} {policy:?} at {at}"
+                );
+            }
+        }
+        check(
+            from,
+            to,
+            &[&base.as_bytes()[..1000], odd].concat(),
+            &[300, 900],
+            600,
+        );
+    }
+}
