@@ -206,51 +206,45 @@ const COPY_PIECE: usize = 16 * 1024;
 /// The length of the longest prefix of `bytes` that is valid strict UTF-8
 /// made of bytes in `lo..=hi` only.
 fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
-    /// Bytes scanned and validated at a time: 256 at first, doubling up
-    /// to 16 KiB while the pieces are unchanged to their ends, so that the
-    /// work stays in proportion to the prefix found, not to the rest of
-    /// the input.
-    const PIECE_MIN: usize = 256;
-    const PIECE_MAX: usize = 16 * 1024;
+    /// Bytes validated and scanned at a time: the work stays in proportion
+    /// to the prefix found, not to the rest of the input.
+    const PIECE: usize = 16 * 1024;
     let outside = |b: &u8| *b < lo || *b > hi;
+    // Where the conversion phase hands back in the middle of text that
+    // changes (a run of emoji into CESU-8), without validating a piece.
+    if bytes.first().is_some_and(outside) {
+        return 0;
+    }
     let width = wide_scan();
     let mut at = 0;
-    let mut piece_len = PIECE_MIN;
     while at < bytes.len() {
-        let end = bytes.len().min(at + piece_len);
-        piece_len = (2 * piece_len).min(PIECE_MAX);
+        let end = bytes.len().min(at + PIECE);
         let piece = &bytes[at..end];
-        // First the bytes in the range, a block at a time (its least and
-        // greatest bytes, with no early exit inside, so that it
-        // vectorizes), then the byte in the block; then the validation up
-        // to the first byte outside the range only (where the conversion
-        // phase takes over, which checks its own windows).
-        let mut limit = piece.len();
+        // First the validation (bytes in an ASCII range are valid whatever
+        // they are), then the bytes in the range.
+        let (valid, done) = if hi < 0x80 {
+            (piece.len(), false)
+        } else {
+            match crate::from_utf8(piece) {
+                Ok(_) => (piece.len(), false),
+                // A sequence cut by the piece's end: the next piece starts
+                // with it.
+                Err(e) if e.error_len().is_none() && end < bytes.len() => (e.valid_up_to(), false),
+                Err(e) => (e.valid_up_to(), true),
+            }
+        };
         if !(lo == 0 && hi == 0xFF) {
             let mut from = 0;
-            for block in piece.chunks(512) {
+            // A block at a time (its least and greatest bytes, with no
+            // early exit inside, so that it vectorizes), then the byte in
+            // the block.
+            for block in piece[..valid].chunks(512) {
                 if any_outside(block, (lo, hi), width) {
-                    limit = from + block.iter().position(outside).unwrap_or(block.len());
-                    break;
+                    return at + from + block.iter().position(outside).unwrap_or(block.len());
                 }
                 from += block.len();
             }
         }
-        let checked = &piece[..limit];
-        // Bytes in an ASCII range are valid whatever they are.
-        let (valid, done) = if hi < 0x80 {
-            (limit, limit < piece.len())
-        } else {
-            match crate::from_utf8(checked) {
-                Ok(_) => (limit, limit < piece.len()),
-                // A sequence cut by the piece's end: the next piece starts
-                // with it.
-                Err(e) if e.error_len().is_none() && limit == piece.len() && end < bytes.len() => {
-                    (e.valid_up_to(), false)
-                }
-                Err(e) => (e.valid_up_to(), true),
-            }
-        };
         at += valid;
         if done {
             break;
