@@ -16,9 +16,10 @@
 //!   first, doubling up to 64 KiB while the windows are valid) with the
 //!   dialect's vector kernel, and converts its well-formed prefix with a
 //!   tight loop for the pair of dialects (`fast.rs`), which decodes without
-//!   checking again and copies ASCII 8 bytes at a time (between UTF-8 and
-//!   Corrected UTF-8, with the AVX2 or AVX-512 kernel dispatched, a vector
-//!   converter takes 32-byte blocks in which every sequence keeps its
+//!   checking again and copies ASCII 8 bytes at a time (with the AVX2 or
+//!   AVX-512 kernel dispatched, vector loops convert runs of supplementary
+//!   characters whose form changes, `pairs_simd.rs`, and, between UTF-8
+//!   and Corrected UTF-8, 32-byte blocks in which every sequence keeps its
 //!   length, `corrected_simd.rs`); it stops before
 //!   anything that needs care (a code point the target cannot hold, a lone
 //!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
@@ -41,6 +42,7 @@ use crate::error::ErrorKind;
 
 mod corrected_simd;
 mod fast;
+mod pairs_simd;
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -202,16 +204,21 @@ fn unchanged_bytes(dialect: Dialect) -> (u8, u8) {
     }
 }
 
-/// The length of the longest prefix of `bytes` that is valid strict UTF-8
-/// made of bytes in `lo..=hi` only.
 /// The most bytes the copy phase validates, scans and copies at a time.
 const COPY_PIECE: usize = 16 * 1024;
 
+/// The length of the longest prefix of `bytes` that is valid strict UTF-8
+/// made of bytes in `lo..=hi` only.
 fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     /// Bytes validated and scanned at a time: the work stays in proportion
     /// to the prefix found, not to the rest of the input.
     const PIECE: usize = 16 * 1024;
     let outside = |b: &u8| *b < lo || *b > hi;
+    // Where the conversion phase hands back in the middle of text that
+    // changes (a run of emoji into CESU-8), without validating a piece.
+    if bytes.first().is_some_and(outside) {
+        return 0;
+    }
     let width = wide_scan();
     let mut at = 0;
     while at < bytes.len() {

@@ -732,3 +732,231 @@ fn long_unchanged_text_then_a_change() {
         );
     }
 }
+
+/// Supplementary code points at the edges of their forms' bit fields: the
+/// first and last of the planes and of the surrogates' halves (`D800`,
+/// `DBFF`, `DC00`, `DFFF`), where the 4-byte form's lead changes
+/// (U+3FFFF, U+40000, U+FFFFF, U+100000), and U+1FFFF, U+20000.
+const EDGES: [u32; 13] = [
+    0x1_0000, 0x1_03FF, 0x1_0400, 0x1_F600, 0x1_FFFF, 0x2_0000, 0x3_FFFF, 0x4_0000, 0xF_FFFF,
+    0x10_0000, 0x10_FC00, 0x10_FFFE, 0x10_FFFF,
+];
+
+/// Beyond U+10FFFF in RFC 2279's 4-byte forms (ill formed in the other
+/// dialects): the first, the last, and around the lead's change.
+const BEYOND: [u32; 4] = [0x11_0000, 0x13_FFFF, 0x14_0000, 0x1F_FFFF];
+
+/// `n` supplementary code points (pseudo-random, so that every bit field
+/// varies), with `edge` at `pos` (if `pos < n`).
+fn supplementary_run(n: usize, pos: usize, edge: u32, seed: u32) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9) | 1;
+    (0..n)
+        .map(|k| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            if k == pos {
+                edge
+            } else {
+                0x1_0000 + state % 0x10_0000
+            }
+        })
+        .collect()
+}
+
+/// The run `cps` in the form `from` holds supplementary characters in:
+/// surrogate pairs in 6 bytes (`pairs`) or 4-byte forms.
+fn run_bytes(cps: &[u32], pairs: bool) -> Vec<u8> {
+    // RFC 2279's 4-byte forms are UTF-8's, and go on beyond U+10FFFF.
+    let form = if pairs {
+        Dialect::Cesu8
+    } else {
+        Dialect::Rfc2279
+    };
+    cps.iter()
+        .flat_map(|&cp| form.encode(cp).unwrap().to_vec())
+        .collect()
+}
+
+/// What may come before or after a run: nothing, ASCII, 2- and 3-byte
+/// characters, lone surrogates, the other form of a supplementary
+/// character, RFC 2279's U+110000, ill-formed bytes; after it, also a
+/// sequence cut by the end.
+const AROUND: [&[u8]; 9] = [
+    b"",
+    b"a",
+    b"\xC3\xA9",
+    b"\xE2\x82\xAC",
+    b"\xED\xA0\x80",
+    b"\xED\xBF\xBF",
+    b"\xF0\x9F\x98\x80",
+    b"\xF4\x90\x80\x80",
+    b"\xFF",
+];
+/// Text after a run and what follows it, long enough that the vector
+/// loops' blocks (up to 64 bytes) reach past the run's end.
+const TAIL: &[u8] = "; é € 😀 and some ASCII: abcdefghijklmnopqrstuvwxyz 0123456789".as_bytes();
+
+/// What may come after a run: [`AROUND`], the same followed by [`TAIL`],
+/// and sequences cut by the end of the input.
+fn ends() -> Vec<Vec<u8>> {
+    let around = AROUND.iter().map(|a| a.to_vec());
+    let tailed = AROUND.iter().map(|a| [a, TAIL].concat());
+    let cut = CUT_ENDS.iter().map(|a| a.to_vec());
+    around.chain(tailed).chain(cut).collect()
+}
+
+const CUT_ENDS: [&[u8]; 5] = [
+    b"\xED",
+    b"\xED\xA0\xBD",
+    b"\xED\xA0\xBD\xED\xB8",
+    b"\xF0\x9F",
+    b"\xF4\x8F\xBF",
+];
+
+/// The pairs of dialects whose runs of supplementary characters change
+/// form: from surrogate pairs to 4-byte forms (`true`), or back.
+const RUN_CONVERSIONS: [(Dialect, Dialect, bool); 11] = [
+    (Dialect::Cesu8, Dialect::Utf8, true),
+    (Dialect::Mutf8, Dialect::Utf8, true),
+    (Dialect::Unicode31, Dialect::Utf8, true),
+    (Dialect::Unicode31, Dialect::Wtf8, true),
+    (Dialect::Cesu8, Dialect::Rfc2279, true),
+    (Dialect::Mutf8, Dialect::Unicode31, true),
+    (Dialect::Utf8, Dialect::Cesu8, false),
+    (Dialect::Utf8, Dialect::Mutf8, false),
+    (Dialect::Wtf8, Dialect::Cesu8, false),
+    (Dialect::Unicode31, Dialect::Mutf8, false),
+    (Dialect::Rfc2279, Dialect::Cesu8, false),
+];
+
+/// Runs of supplementary characters of every length up to 40, with each
+/// edge code point at each position, between everything that may come
+/// before and after them: the output (or the error) of both policies
+/// exactly as the reference's.
+#[test]
+fn runs_of_supplementary_characters() {
+    let ends = ends();
+    let mut case = 0usize;
+    for (from, to, pairs) in RUN_CONVERSIONS {
+        for n in 0..=40 {
+            for pos in 0..n.max(1) {
+                let beyond = if pairs { &[][..] } else { &BEYOND[..] };
+                for &edge in EDGES.iter().chain(beyond) {
+                    case += 1;
+                    let before = AROUND[case % AROUND.len()];
+                    let after = &ends[(case / AROUND.len()) % ends.len()];
+                    let cps = supplementary_run(n, pos, edge, case as u32);
+                    let input = [before, &run_bytes(&cps, pairs), after].concat();
+                    for policy in [Policy::Strict, Policy::Replace] {
+                        let (expected, _, _) = reference_counted(from, to, &input, policy, false);
+                        assert_eq!(
+                            outcome(transcode(from, to, &input, policy)),
+                            expected,
+                            "{from}->{to} {policy:?} {input:02X?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs of every length up to 40 between each pair of contexts, also in
+/// pieces cut inside the run and into small output buffers.
+#[test]
+fn runs_of_supplementary_characters_streamed() {
+    for (from, to, pairs) in RUN_CONVERSIONS {
+        for n in 0..=40 {
+            for (b, before) in AROUND.iter().enumerate() {
+                for (a, after) in ends().iter().enumerate() {
+                    let seed = (n * 100 + b * 10 + a) as u32;
+                    let cps = supplementary_run(n, n / 2, EDGES[seed as usize % EDGES.len()], seed);
+                    let input = [*before, &run_bytes(&cps, pairs), after].concat();
+                    let expected = reference_counted(from, to, &input, Policy::Strict, false).0;
+                    assert_eq!(
+                        outcome(transcode(from, to, &input, Policy::Strict)),
+                        expected,
+                        "{from}->{to} {input:02X?}"
+                    );
+                    if (b + a) % 8 == n % 8 {
+                        let room = [8, 13, 50, 97][n % 4];
+                        check(
+                            from,
+                            to,
+                            &input,
+                            &[before.len() + 3 * n, input.len() / 3],
+                            room,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `wtf8_to_utf16` on runs of 4-byte forms of every length up to 40, each
+/// edge at each position, between everything that may come before and
+/// after them.
+#[test]
+fn runs_of_supplementary_characters_to_utf16() {
+    let ends = ends();
+    let mut case = 0usize;
+    for n in 0..=40 {
+        for pos in 0..n.max(1) {
+            for &edge in EDGES.iter().chain(&BEYOND) {
+                case += 1;
+                let before = AROUND[case % AROUND.len()];
+                let after = &ends[(case / AROUND.len()) % ends.len()];
+                let cps = supplementary_run(n, pos, edge, case as u32);
+                let input = [before, &run_bytes(&cps, false), after].concat();
+                check_wtf8_to_utf16(input, Vec::new()).unwrap();
+            }
+        }
+    }
+}
+
+/// Text that needs no change, longer than the pieces the copy phase scans
+/// and validates at a time (256 bytes at first, doubling), with a change,
+/// an ill-formed byte or a cut sequence at every offset around the pieces'
+/// ends.
+#[test]
+fn changes_at_the_ends_of_the_copy_pieces() {
+    let base = "Дом κόσμος € ok ".repeat(300);
+    let cases: [(Dialect, Dialect, &[u8]); 7] = [
+        (Dialect::Utf8, Dialect::Cesu8, "😀".as_bytes()),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xE2\x82\xF0\x9F\x98\x80"),
+        (Dialect::Utf8, Dialect::Mutf8, b"\x00"),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xFF"),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xE2\x82"),
+        (Dialect::Cesu8, Dialect::Utf8, b"\xED\xA0\xBD\xED\xB8\x80"),
+        (Dialect::Wtf8, Dialect::Utf8, b"\xED\xA0\x80"),
+    ];
+    for (from, to, odd) in cases {
+        for at in (250..262)
+            .chain(762..776)
+            .chain(1786..1800)
+            .chain(3834..3848)
+        {
+            let mut input = base.as_bytes().to_vec();
+            // At a sequence boundary at or after `at`.
+            let at = (at..).find(|&i| base.is_char_boundary(i)).unwrap();
+            input.splice(at..at, odd.iter().copied());
+            for policy in [Policy::Strict, Policy::Replace] {
+                let (expected, _, _) = reference_counted(from, to, &input, policy, false);
+                assert_eq!(
+                    outcome(transcode(from, to, &input, policy)),
+                    expected,
+                    "{from}->{to} {policy:?} at {at}"
+                );
+            }
+        }
+        check(
+            from,
+            to,
+            &[&base.as_bytes()[..1000], odd].concat(),
+            &[300, 900],
+            600,
+        );
+    }
+}

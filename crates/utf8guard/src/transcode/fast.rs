@@ -298,8 +298,11 @@ fn run<const F: u8, const T: u8, const L: usize>(
     mut i: usize,
     mut w: usize,
 ) -> (usize, usize) {
-    // A supplementary character's two forms, two characters a step.
+    // A supplementary character's two forms: whole blocks with vectors,
+    // then two characters a step.
     if L == 6 && T != code::CORRECTED {
+        let (r, n) = super::pairs_simd::pairs_to_four(&src[i..], &mut dst[w..]);
+        (i, w) = (i + r, w + n);
         while let (Some(chunk), true) = (src.get(i..i + 14), dst.len() - w >= STEP_ROOM) {
             let x = u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
             let y = u64::from_le_bytes(chunk[6..].try_into().expect("8 bytes"));
@@ -314,6 +317,9 @@ fn run<const F: u8, const T: u8, const L: usize>(
         }
     }
     if L == 4 && matches!(T, code::CESU8 | code::MUTF8) && F != code::CORRECTED {
+        // Up to U+10FFFF only (RFC 2279's go beyond), as below.
+        let (r, n) = super::pairs_simd::four_to_pairs(&src[i..], &mut dst[w..]);
+        (i, w) = (i + r, w + n);
         while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= 2 * STEP_ROOM) {
             let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
             if x & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
@@ -545,6 +551,12 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
                 w += 1;
             }
             _ => {
+                // A run of 4-byte forms: whole blocks with vectors first.
+                let (r, n) = super::pairs_simd::four_to_utf16(&src[i..], &mut dst[w..]);
+                if r > 0 {
+                    (i, w) = (i + r, w + n);
+                    continue;
+                }
                 let s = &src[i..i + 4];
                 let cp = u32::from(b0 & 0x07) << 18
                     | u32::from(s[1] & 0x3F) << 12
