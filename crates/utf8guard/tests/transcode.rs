@@ -910,7 +910,9 @@ fn runs_of_supplementary_characters_to_utf16() {
                 let after = &ends[(case / AROUND.len()) % ends.len()];
                 let cps = supplementary_run(n, pos, edge, case as u32);
                 let input = [before, &run_bytes(&cps, false), after].concat();
-                check_wtf8_to_utf16(input, Vec::new()).unwrap();
+                // In one piece, and in three into a small buffer.
+                let len = input.len();
+                check_wtf8_to_utf16(input, Vec::new(), &[len / 3, 2 * len / 3], 11).unwrap();
             }
         }
     }
