@@ -99,7 +99,6 @@ pub(super) fn four_to_pairs(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
 /// Converts the run of 4-byte forms at the start of `src` (up to U+10FFFF)
 /// into UTF-16 surrogate pairs at the start of `dst`, whole blocks at a
 /// time. Returns the bytes read and the units written.
-#[cfg(feature = "alloc")]
 #[inline]
 pub(super) fn four_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     match level() {
@@ -125,20 +124,17 @@ mod x86 {
     /// that the CPU has the vector's instructions.
     trait Lanes: Copy {
         /// The vector's width in bytes.
-        #[cfg(feature = "alloc")]
         const BYTES: usize;
         /// The vector at `p`.
         ///
         /// # Safety
         /// The CPU must have the vector's instructions; `BYTES` bytes at
         /// `p` readable.
-        #[cfg(feature = "alloc")]
         unsafe fn load(p: *const u8) -> Self;
         /// Stores the vector at `p`.
         ///
         /// # Safety
         /// `BYTES` bytes at `p` writable.
-        #[cfg(feature = "alloc")]
         unsafe fn store(self, p: *mut u8);
         /// `c` in every lane.
         fn splat(self, c: u32) -> Self;
@@ -176,15 +172,12 @@ mod x86 {
     }
 
     impl Lanes for W256 {
-        #[cfg(feature = "alloc")]
         const BYTES: usize = 32;
-        #[cfg(feature = "alloc")]
         #[inline(always)]
         unsafe fn load(p: *const u8) -> Self {
             // SAFETY: the caller's contract.
             W256(unsafe { _mm256_loadu_si256(p.cast()) })
         }
-        #[cfg(feature = "alloc")]
         #[inline(always)]
         unsafe fn store(self, p: *mut u8) {
             // SAFETY: the caller's contract; a `W256` exists only on a CPU
@@ -252,15 +245,12 @@ mod x86 {
     }
 
     impl Lanes for W512 {
-        #[cfg(feature = "alloc")]
         const BYTES: usize = 64;
-        #[cfg(feature = "alloc")]
         #[inline(always)]
         unsafe fn load(p: *const u8) -> Self {
             // SAFETY: the caller's contract.
             W512(unsafe { _mm512_loadu_si512(p.cast()) })
         }
-        #[cfg(feature = "alloc")]
         #[inline(always)]
         unsafe fn store(self, p: *mut u8) {
             // SAFETY: the caller's contract; a `W512` exists only on a CPU
@@ -359,7 +349,6 @@ mod x86 {
 
     /// The UTF-16 surrogate pairs of the 4-byte forms in each lane (lead
     /// unit lowest), and the check of [`plane_of_four`].
-    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn utf16_of_four<V: Lanes>(x: V) -> (V, V) {
         let (u, bad) = plane_of_four(x);
@@ -504,7 +493,6 @@ mod x86 {
 
     /// [`super::four_to_utf16`] with AVX2: 8 forms (32 bytes) into 16
     /// units a step.
-    #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx2")]
     pub(super) fn four_to_utf16_avx2(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
         // SAFETY: this function is compiled for AVX2, which its caller
@@ -517,7 +505,6 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU must have `V`'s instructions.
-    #[cfg(feature = "alloc")]
     #[inline(always)]
     unsafe fn four_to_utf16_with<V: Lanes>(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
         let (mut i, mut w) = (0, 0);
@@ -648,7 +635,6 @@ mod x86 {
 
     /// [`super::four_to_utf16`] with AVX-512: 16 forms (64 bytes) into 32
     /// units a step.
-    #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) fn four_to_utf16_avx512(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
         // SAFETY: this function is compiled for AVX-512 F and BW, which its
