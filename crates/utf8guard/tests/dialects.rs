@@ -426,6 +426,48 @@ fn malformations_where_the_screen_takes_over_again() {
     }
 }
 
+/// CESU-8 text dense in surrogate pairs (emoji), where the screen flags
+/// every block and the runs of steps that skip it grow long: every
+/// malformation at every offset of a window deep inside such a run, in
+/// text of pairs alone, with a run of ASCII long enough to make whole
+/// steps of it inside the run, and with a BMP character between pairs.
+#[test]
+fn malformations_in_text_dense_with_surrogate_pairs() {
+    let d = Dialect::Cesu8;
+    let pair: &[u8] = b"\xED\xA0\xBD\xED\xB8\x80"; // U+1F600
+    let texts: [Vec<u8>; 3] = [
+        pair.repeat(800),
+        [pair.repeat(300), vec![b'a'; 700], pair.repeat(300)].concat(),
+        [pair, "\u{20AC}".as_bytes()].concat().repeat(600),
+    ];
+    for text in &texts {
+        check(d, text);
+        for (bad, at, kind) in malformed(d) {
+            // Past the first runs (4, 8, 16 steps of 128 bytes), inside a
+            // longer one, at every alignment.
+            for offset in 3000..3200 {
+                let mut input = text[..offset].to_vec();
+                // Cut at a character boundary, then move by ASCII bytes.
+                while automaton(d).validate(&input).is_err() {
+                    input.pop();
+                }
+                input.resize(offset, b'a');
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&text[offset..]);
+                // The rest may start inside a character: the first error is
+                // the one put in (the checks below say so), whatever comes
+                // after it.
+                let (valid_up_to, _, got_kind) = check_kernels(d, &input).0.expect_err("malformed");
+                assert_eq!(
+                    (valid_up_to, got_kind),
+                    (offset + at, kind),
+                    "{bad:02X?} at {offset}"
+                );
+            }
+        }
+    }
+}
+
 /// Surrogates (pairs, lone ones, pairs where they are not allowed) placed
 /// at every offset, so that their 6 bytes straddle every vector and block
 /// boundary; the same for reserved runs.

@@ -97,6 +97,12 @@ impl SimdU8 for V256 {
     }
 
     #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_add_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: a `V256` exists only on a CPU with AVX2.
         V256(unsafe { _mm256_subs_epu8(self.0, other.0) })

@@ -85,14 +85,14 @@ impl SimdU8 for V512 {
     }
 
     #[inline(always)]
-    fn xor_select_eq2(
+    fn sub_one_where_eq2(
         self,
         lead: Self,
         a: Self,
         other: Self,
         mask: Self,
         b: Self,
-        bit: Self,
+        one: Self,
     ) -> Self {
         // SAFETY: a `V512` exists only on a CPU with AVX-512F and BW. The
         // comparisons give mask registers; the subtraction writes only the
@@ -100,8 +100,14 @@ impl SimdU8 for V512 {
         V512(unsafe {
             let first = _mm512_cmpeq_epi8_mask(lead.0, a.0);
             let both = _mm512_mask_cmpeq_epi8_mask(first, _mm512_and_si512(other.0, mask.0), b.0);
-            _mm512_mask_sub_epi8(self.0, both, self.0, bit.0)
+            _mm512_mask_sub_epi8(self.0, both, self.0, one.0)
         })
+    }
+
+    #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW.
+        V512(unsafe { _mm512_add_epi8(self.0, other.0) })
     }
 
     #[inline(always)]
@@ -142,6 +148,10 @@ impl SimdU8 for V512 {
         // `alignr_epi8` works within 128-bit lanes, so it is fed the vector
         // shifted by one lane with the last lane of `prev` shifted in.
         V512(unsafe {
+            if N == 4 {
+                // A whole 32-bit lane: one instruction across the vector.
+                return V512(_mm512_alignr_epi32::<15>(self.0, prev.0));
+            }
             let crossing = _mm512_alignr_epi32::<12>(self.0, prev.0);
             match N {
                 1 => _mm512_alignr_epi8::<15>(self.0, crossing),

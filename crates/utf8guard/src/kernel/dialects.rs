@@ -51,15 +51,21 @@
 //!      flags the lead (below); an `FE`/`FF` that ends the input is a lead
 //!      left unfinished;
 //!    - [`Spec::PAIRS`]: a surrogate-pair rule. The families mark the
-//!      second byte of a trail surrogate (`ED B0..BF`) with the bit
-//!      [`SURROGATE_MARK`] (`0x10`), which is not an error in itself. A lead
-//!      surrogate's second byte 3 bytes back is found by two compares, `ED`
-//!      in `prev4` and `A0..AF` in `prev3` ([`select_eq2`](super::simd::SimdU8::select_eq2), which
-//!      gives the same bit where both hold). CESU-8 requires a trail
-//!      exactly there (the error is mark xor lead-back: a trail without a
-//!      lead, or a lead without a trail); WTF-8 forbids it (the error is
-//!      mark and lead-back). On an ASCII block, CESU-8 checks only the
-//!      lead-back of its first lanes: a trail is needed and none is there;
+//!      second byte of a trail surrogate (`ED B0..BF`) with a bit that is
+//!      not an error in itself. A lead surrogate's second byte 3 bytes back
+//!      is found by two compares, `ED` in `prev4` and `A0..AF` in `prev3`.
+//!      CESU-8 requires a trail exactly there: a trail without a lead, or a
+//!      lead without a trail, is an error. Its mark is [`PAIR_MARK`], the
+//!      value 1 (bit 0, its "lead not followed by a continuation byte"
+//!      family moving to bit 3), and one is subtracted in the lanes where a
+//!      lead stands back ([`sub_one_where_eq2`](super::simd::SimdU8::sub_one_where_eq2):
+//!      adding the compares' `FF`, or AVX-512's one masked subtraction):
+//!      a lane with the mark and nothing else becomes zero, a lane with
+//!      neither becomes `FF`, and any other error stays non-zero. WTF-8
+//!      forbids a trail there: its mark is [`SURROGATE_MARK`] (`0x10`),
+//!      cleared where no lead stands back ([`select_eq2`](super::simd::SimdU8::select_eq2)).
+//!      On an ASCII block, CESU-8 checks only the lead-back of its first
+//!      lanes: a trail is needed and none is there;
 //!    - [`Spec::DFA_DECIDES`]: a flagged block may be well formed after all
 //!      (Corrected UTF-8's reserved `FE`/`FF` runs, whose length has no
 //!      bound). Its families flag every `FE`/`FF`; the caller runs the
@@ -77,12 +83,15 @@
 //!    continuation bytes required only up to 4-byte sequences. A flagged
 //!    block is checked again with the dialect's own spec, and so are the
 //!    next few blocks (text that has one surrogate tends to have more), and
-//!    only a block that fails both is an error. The screen flags each such
-//!    form where it starts (at its lead or the byte after), while the
-//!    dialect's own checks of it may reach up to 5 bytes further (a lead
-//!    surrogate's trail, a 6-byte sequence's last bytes): the block after
-//!    a block of the dialect's own checks goes back to the screen only when
-//!    nothing from the bytes before it is still open. The screen's tables
+//!    only a block that fails both is an error. In CESU-8 those runs are
+//!    long in text of emoji (every supplementary character a pair), and
+//!    they have a loop of their own, without the test for a step of
+//!    ASCII. The screen flags each such form where it starts (at its lead
+//!    or the byte after), while the dialect's own checks of it may reach
+//!    up to 5 bytes further (a lead surrogate's trail, a 6-byte sequence's
+//!    last bytes): the block after a block of the dialect's own checks
+//!    goes back to the screen only when nothing from the bytes before it
+//!    is still open. The screen's tables
 //!    and flags are derived the same way; its longest sequence stays the
 //!    dialect's, so what it says about a block's end is exact.
 //!
@@ -158,9 +167,13 @@ pub(crate) const TOO_LONG: u8 = 1 << 1;
 /// A continuation byte after a continuation byte: an error unless a lead
 /// byte further back requires it (resolved with the sequence length).
 pub(crate) const TWO_CONTS: u8 = 1 << 7;
-/// The mark of a surrogate's second byte, `ED A0..BF`, in the dialects
-/// with a pair rule (bit 4, to line up with bit 4 of the bytes).
+/// WTF-8's mark of a trail surrogate's second byte, `ED B0..BF`.
 pub(crate) const SURROGATE_MARK: u8 = 1 << 4;
+/// CESU-8's mark of a trail surrogate's second byte: the value 1, so that
+/// subtracting one where a lead stands 3 bytes back cancels it (and makes
+/// a lane without it non-zero). Bit 0 is [`TOO_SHORT`] elsewhere; CESU-8
+/// moves that family to bit 3.
+pub(crate) const PAIR_MARK: u8 = 1 << 0;
 
 /// A set of nibble values, bit `n` for nibble `n`.
 type Nibbles = u16;
@@ -361,12 +374,17 @@ mod three {
     use super::*;
     /// `E0 80..9F`.
     pub(super) const OVERLONG_3: u8 = 1 << 2;
-    pub(super) const FAMILIES: [Family; 4] = [
-        family(TOO_SHORT, LEAD, ALL, span(0x0, 0x7) | LEAD),
-        family(TOO_LONG, ASCII | one(0xF), ALL, CONT),
-        family(TWO_CONTS, CONT, ALL, CONT),
-        family(OVERLONG_3, one(0xE), one(0x0), span(0x8, 0x9)),
-    ];
+    pub(super) const FAMILIES: [Family; 4] = with_too_short(TOO_SHORT);
+    /// The families, with "a lead byte followed by something that is not a
+    /// continuation byte" on bit `too_short`.
+    pub(super) const fn with_too_short(too_short: u8) -> [Family; 4] {
+        [
+            family(too_short, LEAD, ALL, span(0x0, 0x7) | LEAD),
+            family(TOO_LONG, ASCII | one(0xF), ALL, CONT),
+            family(TWO_CONTS, CONT, ALL, CONT),
+            family(OVERLONG_3, one(0xE), one(0x0), span(0x8, 0x9)),
+        ]
+    }
 }
 
 /// CESU-8: three-byte sequences at most, surrogates in pairs (the trail's
@@ -377,11 +395,12 @@ impl Spec for Cesu8 {
     const SCREENED: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
     const RULES: Rules = tables(&join::<4, 2, 6>(
-        three::FAMILIES,
+        // Bit 0 is the pair rule's mark ([`PAIR_MARK`]).
+        three::with_too_short(1 << 3),
         [
             // `C0`, `C1`: no row.
             family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
-            family(SURROGATE_MARK, one(0xE), one(0xD), one(0xB)),
+            family(PAIR_MARK, one(0xE), one(0xD), one(0xB)),
         ],
     ));
     const MAX_LEN: usize = 3;

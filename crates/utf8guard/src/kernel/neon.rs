@@ -108,6 +108,12 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        // SAFETY: NEON is available (see the type's documentation).
+        V128(unsafe { vaddq_u8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: NEON is available (see the type's documentation).
         V128(unsafe { vqsubq_u8(self.0, other.0) })

@@ -61,24 +61,28 @@ pub(crate) trait SimdU8: Copy {
     fn select_eq2(self, a: Self, other: Self, mask: Self, b: Self, out: Self) -> Self {
         self.eq(a).and(other.and(mask).eq(b)).and(out)
     }
-    /// [`select_eq2`](Self::select_eq2)`(a, other, mask, b, bit)` of
-    /// `lead`, xor-ed into `self`, up to the values of the lanes that are
-    /// not zero: each lane of the result is zero exactly when that one is
-    /// (all the kernels ask of an error vector). AVX-512 subtracts `bit`
-    /// in the selected lanes instead, in one instruction (`x - c` and
-    /// `x ^ c` are both zero exactly when `x == c`).
+    /// `self` less one in the lanes where `lead` equals `a` and
+    /// `other & mask` equals `b`, unchanged elsewhere: the lanes of the
+    /// result that are zero are exactly those where `self` held 1 and the
+    /// condition holds, or held zero and it does not. The equality gives
+    /// `FF` in the lanes it holds, and adding `FF` subtracts one, so no
+    /// constant is needed; AVX-512 subtracts `one` in the lanes of its
+    /// comparisons' mask instead.
     #[inline(always)]
-    fn xor_select_eq2(
+    fn sub_one_where_eq2(
         self,
         lead: Self,
         a: Self,
         other: Self,
         mask: Self,
         b: Self,
-        bit: Self,
+        one: Self,
     ) -> Self {
-        self.xor(lead.select_eq2(a, other, mask, b, bit))
+        let _ = one;
+        self.wrapping_add(lead.eq(a).and(other.and(mask).eq(b)))
     }
+    /// Lane-wise wrapping addition.
+    fn wrapping_add(self, other: Self) -> Self;
     /// Lane-wise minimum of the bytes as signed numbers (`80..FF` are
     /// negative).
     fn signed_min(self, other: Self) -> Self;
@@ -149,35 +153,28 @@ pub(crate) unsafe fn check_operations<V: SimdU8>() {
             .collect();
         let select = va.select_eq2(vc, vb, V::splat(0xF0), V::splat(0xA0), out);
         assert!(same(select, &masked));
-        // `xor_select_eq2`: zero in the same lanes as the xor (`eq` with
-        // zero shows which). Lanes `4k` are selected (`ED`, then `A_`); in
-        // groups of four lanes, `self` is the bit, zero, or another value.
+        // `sub_one_where_eq2`: lanes `4k` are selected (`ED`, then `A_`);
+        // in groups of four lanes, `self` is 1, zero, or another value.
         let lead: Vec<u8> = (0..64)
             .map(|i| if i % 2 == 0 { 0xED } else { 0xEE })
             .collect();
         let other: Vec<u8> = (0..64u8)
             .map(|i| if i % 4 < 2 { 0xA0 | (i & 0x0F) } else { 0xB5 })
             .collect();
-        let base: Vec<u8> = (0..64).map(|i| [0x10, 0x00, 0x37][(i / 4) % 3]).collect();
-        let flipped = V::load(base.as_ptr()).xor_select_eq2(
+        let base: Vec<u8> = (0..64).map(|i| [0x01, 0x00, 0x37][(i / 4) % 3]).collect();
+        let lessened = V::load(base.as_ptr()).sub_one_where_eq2(
             V::load(lead.as_ptr()),
             V::splat(0xED),
             V::load(other.as_ptr()),
             V::splat(0xF0),
             V::splat(0xA0),
-            V::splat(0x10),
+            V::splat(1),
         );
         let expected: Vec<u8> = (0..n)
-            .map(|i| {
-                let selected = if i % 4 == 0 { 0x10 } else { 0 };
-                if base[i] ^ selected == 0 {
-                    0xFF
-                } else {
-                    0
-                }
-            })
+            .map(|i| base[i].wrapping_sub(u8::from(i % 4 == 0)))
             .collect();
-        assert!(same(flipped.eq(V::splat(0)), &expected));
+        assert!(same(lessened, &expected));
+        assert!(same(va.wrapping_add(vb), &map(|x, y| x.wrapping_add(y))));
         assert!(same(
             va.saturating_sub(vb),
             &map(|x, y| x.saturating_sub(y))

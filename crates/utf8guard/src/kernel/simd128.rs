@@ -102,6 +102,11 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        V128(u8x16_add(self.0, other.0))
+    }
+
+    #[inline(always)]
     fn saturating_sub(self, other: Self) -> Self {
         V128(u8x16_sub_sat(self.0, other.0))
     }

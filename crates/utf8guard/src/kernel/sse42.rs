@@ -103,6 +103,12 @@ impl SimdU8 for V128 {
     }
 
     #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2.
+        V128(unsafe { _mm_add_epi8(self.0, other.0) })
+    }
+
+    #[inline(always)]
     fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: a `V128` exists only on a CPU with SSE4.2.
         V128(unsafe { _mm_subs_epu8(self.0, other.0) })
