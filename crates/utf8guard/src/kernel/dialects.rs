@@ -85,8 +85,7 @@
 //!    next few blocks (text that has one surrogate tends to have more), and
 //!    only a block that fails both is an error. In CESU-8 those runs are
 //!    long in text of emoji (every supplementary character a pair), and
-//!    they have a loop of their own, without the test for a step of
-//!    ASCII. The screen flags each such form where it starts (at its lead
+//!    their steps skip the test for a step of ASCII. The screen flags each such form where it starts (at its lead
 //!    or the byte after), while the dialect's own checks of it may reach
 //!    up to 5 bytes further (a lead surrogate's trail, a 6-byte sequence's
 //!    last bytes): the block after a block of the dialect's own checks

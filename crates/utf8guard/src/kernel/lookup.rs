@@ -464,61 +464,6 @@ unsafe fn check_two_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     unsafe { check_screened::<V, LOADS, D>(ptr, first.as_ref(), second.as_ref(), c, carry) }
 }
 
-/// The steps of a run that skips the screen ([`Checker::exact_left`] of
-/// them, two blocks each), from `pos`, in a loop of their own and each
-/// checked as text, without the test for a step of ASCII (which the checks
-/// of text get right too, only slower than the test does): where the runs
-/// are long, in CESU-8 text of emoji whose surrogate pairs the screen
-/// flags in every block, this measured a sixth faster on every kernel
-/// (Zen 5). Returns the verdict of the last step checked and the offset
-/// where it starts: `Error`, or `Mixed` at the offset where the run ended.
-///
-/// # Safety
-/// The CPU must support `V`'s instruction set, `pos >= behind::<D>()` and
-/// `pos + 2 * BLOCK <= bytes.len()`.
-#[inline(always)]
-unsafe fn exact_run<V: SimdU8, const LOADS: bool, D: Spec>(
-    bytes: &[u8],
-    mut pos: usize,
-    c: &mut Checker<V>,
-    carry: &mut Carry<V>,
-) -> (Verdict, usize) {
-    let len = bytes.len();
-    let t = c.t;
-    c.after_exact = true;
-    while c.exact_left > 0 && len - pos >= 2 * BLOCK {
-        c.exact_left -= 1;
-        // SAFETY: `pos >= behind` (caller, and it only grows) and `pos + 2 *
-        // BLOCK <= len`: the bytes are inside `bytes`.
-        let verdict = unsafe {
-            check_two_blocks_exact::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &t, carry)
-        };
-        if verdict == Verdict::Error {
-            return (verdict, pos);
-        }
-        pos += 2 * BLOCK;
-    }
-    (Verdict::Mixed, pos)
-}
-
-/// [`check_two_blocks`] with the dialect's own tables, and without the test
-/// for a step of ASCII (a step of a run that skips the screen: see
-/// [`exact_run`]).
-///
-/// # Safety
-/// As [`check_two_blocks`].
-#[inline(always)]
-unsafe fn check_two_blocks_exact<V: SimdU8, const LOADS: bool, D: Spec>(
-    ptr: *const u8,
-    t: &Tables<V>,
-    carry: &mut Carry<V>,
-) -> Verdict {
-    // SAFETY: 128 bytes from `ptr` are readable (caller).
-    let (first, second) = unsafe { (V::load_block(ptr), V::load_block(ptr.wrapping_add(BLOCK))) };
-    // SAFETY: `ptr - behind .. ptr + 128` is readable (caller).
-    unsafe { check_text::<V, LOADS, D>(ptr, first.as_ref(), second.as_ref(), t, carry) }
-}
-
 /// [`check_vectors`] with the dialect's screen first, where it has one: a
 /// block the screen passes is done; one it flags is checked with the
 /// dialect's own tables, and so are the next [`EXACT_RUN`] steps. (A block
@@ -563,6 +508,15 @@ unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
         }
     }
     c.after_exact = true;
+    if D::PAIRS == Pairs::Required {
+        // Without the test for a step of ASCII (which the checks of text
+        // get right too, only slower than the test does): in CESU-8 text
+        // of emoji, whose surrogate pairs the screen flags in every block,
+        // the runs of these steps are long, and this measured 4-10%
+        // faster there (Zen 5). The other dialects seldom have such runs.
+        // SAFETY: the caller's contract.
+        return unsafe { check_text::<V, LOADS, D>(ptr, first, second, &c.t, carry) };
+    }
     // SAFETY: the caller's contract.
     unsafe { check_vectors::<V, LOADS, D>(ptr, first, second, &c.t, carry) }
 }
@@ -933,19 +887,6 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
             if len - pos < BLOCK {
                 break;
             }
-        }
-        if D::SCREENED && D::PAIRS == Pairs::Required && c.exact_left > 0 && len - pos >= 2 * BLOCK
-        {
-            // A run of steps that skip the screen (see [`exact_run`]). Only
-            // CESU-8 has them long in real text: modified UTF-8's and
-            // WTF-8's screens pass surrogate pairs and 4-byte forms.
-            // SAFETY: `pos >= BLOCK >= pad`; the instruction set (caller).
-            let (v, at) = unsafe { exact_run::<V, LOADS, D>(bytes, pos, &mut c, &mut carry) };
-            if v == Verdict::Error {
-                return Err(at);
-            }
-            (verdict, pos) = (v, at);
-            continue;
         }
         let step = if len - pos >= 2 * BLOCK {
             // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + 2 * BLOCK`
