@@ -128,7 +128,7 @@ pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder}
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
     if bytes.len() < small::SHORT_DFA {
-        return small::is_short_ascii(bytes) || small::shift_dfa_is_valid(bytes);
+        return small::is_short_ascii(bytes) || small::short_is_valid(bytes);
     }
     if small::is_short_ascii(bytes) {
         return true;
@@ -149,7 +149,7 @@ pub fn validate(bytes: &[u8]) -> bool {
 #[inline]
 pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
     if bytes.len() < small::SHORT_DFA {
-        if !small::is_short_ascii(bytes) && !small::shift_dfa_is_valid(bytes) {
+        if !small::is_short_ascii(bytes) && !small::short_is_valid(bytes) {
             kernel::locate(bytes, 0)?;
         }
     } else if !small::is_short_ascii(bytes) {

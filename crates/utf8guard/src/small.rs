@@ -165,6 +165,21 @@ pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
     shift_run(SHIFT_ACCEPT, bytes) == SHIFT_ACCEPT
 }
 
+/// `true` when `bytes`, shorter than [`SHORT_DFA`], is well-formed UTF-8.
+/// One or two bytes are one test (ASCII, or one 2-byte character), where the
+/// shift DFA's dependent steps measured slower than std (Zen 5,
+/// `strings/text/2` and `scalar-vs-std/ascii/1` in the paired benchmark);
+/// other lengths run the DFA.
+#[inline(always)]
+pub(crate) fn short_is_valid(bytes: &[u8]) -> bool {
+    match *bytes {
+        [a] => a < 0x80,
+        // `b as i8 < -0x40`: `b` is `80..BF`.
+        [a, b] => (a | b) < 0x80 || ((0xC2..=0xDF).contains(&a) && (b as i8) < -0x40),
+        _ => shift_dfa_is_valid(bytes),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +189,7 @@ mod tests {
         let mut input = [0u8; 3];
         for a in 0..=255u8 {
             assert_eq!(shift_dfa_is_valid(&[a]), utf8guard_dfa::is_valid(&[a]));
+            assert_eq!(short_is_valid(&[a]), utf8guard_dfa::is_valid(&[a]));
             // Under Miri, a sample of the second bytes.
             let step = if cfg!(miri) { 15 } else { 1 };
             for b in (0..=255u8).step_by(step) {
@@ -181,6 +197,7 @@ mod tests {
                     shift_dfa_is_valid(&[a, b]),
                     utf8guard_dfa::is_valid(&[a, b])
                 );
+                assert_eq!(short_is_valid(&[a, b]), utf8guard_dfa::is_valid(&[a, b]));
                 if cfg!(miri) {
                     continue;
                 }

@@ -179,7 +179,7 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     // its own, whose prologue (it needs many registers) they do not pay.
     let len = bytes.len();
     let valid = if len < 4 {
-        small::shift_dfa_is_valid(bytes)
+        small::short_is_valid(bytes)
     } else if len < CHUNK {
         small::is_short_ascii(bytes) || small::shift_dfa_is_valid(bytes)
     } else if len <= SHORT_ASCII_MAX && is_ascii_up_to_256(bytes) {
