@@ -1,12 +1,17 @@
 //! Choosing the kernel: detected once, cached, overridable.
 //!
-//! The choice is kept in one atomic byte. The first call detects the CPU's
-//! features (with `cpufeatures`), honours `UTF8GUARD_KERNEL` (with the `std`
-//! feature; a value that names no usable kernel is ignored) and stores the
-//! kernel; every later call is an atomic load and a direct call. Two threads racing on the first call both detect and store
-//! the same answer.
+//! The choice is kept twice: its id in one atomic byte (for
+//! [`active_kernel`](crate::active_kernel)) and its entry point in an atomic
+//! pointer. The first call detects the CPU's features (with `cpufeatures`),
+//! honours `UTF8GUARD_KERNEL` (with the `std` feature; a value that names no
+//! usable kernel is ignored) and stores both; every later call is a load of
+//! the pointer and an indirect call. That is small enough for `validate` and
+//! `from_utf8` to be inlined into their callers, whose short ASCII inputs
+//! then make no call at all; a `match` on the id made a jump table that kept
+//! them out of line (`strings/<class>/<n>` in the paired benchmark). Two
+//! threads racing on the first call both detect and store the same answer.
 
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 
 use crate::kernel;
 use crate::Kernel;
@@ -63,12 +68,46 @@ fn forced() -> Option<Kernel> {
     None
 }
 
+/// A kernel's entry point. `unsafe` because the x86 kernels require their
+/// instruction set; one is stored in [`ENTRY`] only once that was checked.
+type Entry = unsafe fn(&[u8]) -> Result<(), usize>;
+
+/// The active kernel's entry point, or [`first_run`] until the first call
+/// resolved it: one load and an indirect call per validation, where a match
+/// on [`ACTIVE`] was a load, a jump table and a call.
+static ENTRY: AtomicPtr<()> = AtomicPtr::new(first_run as Entry as *mut ());
+
+/// The entry point of `kernel`, which must be available on this CPU.
+fn entry(kernel: Kernel) -> Entry {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => kernel::avx512::validate,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => kernel::avx2::validate,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Sse42 => kernel::sse42::validate,
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Kernel::Neon => kernel::neon::validate,
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => kernel::simd128::validate,
+        Kernel::Scalar => kernel::scalar::validate,
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn resolve() -> Kernel {
     let kernel = forced().unwrap_or_else(detect);
     ACTIVE.store(kernel as u8, Ordering::Relaxed);
+    ENTRY.store(entry(kernel) as *mut (), Ordering::Relaxed);
     kernel
+}
+
+/// [`ENTRY`]'s value before the first call: resolve, then run.
+#[cold]
+#[inline(never)]
+fn first_run(bytes: &[u8]) -> Result<(), usize> {
+    resolve().run(bytes)
 }
 
 /// The kernel `validate` and `from_utf8` use.
@@ -80,24 +119,17 @@ pub(crate) fn active() -> Kernel {
 }
 
 /// Run the active kernel.
-#[inline]
+#[inline(always)]
 pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {
-    match ACTIVE.load(Ordering::Relaxed) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the id of AVX-512 is stored only after it was detected
-        // (or forced, which is honoured only for an available kernel).
-        id if id == Kernel::Avx512 as u8 => unsafe { kernel::avx512::validate(bytes) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above, for AVX2.
-        id if id == Kernel::Avx2 as u8 => unsafe { kernel::avx2::validate(bytes) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above, for SSE4.2.
-        id if id == Kernel::Sse42 as u8 => unsafe { kernel::sse42::validate(bytes) },
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        id if id == Kernel::Neon as u8 => kernel::neon::validate(bytes),
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        id if id == Kernel::Simd128 as u8 => kernel::simd128::validate(bytes),
-        id if id == Kernel::Scalar as u8 => kernel::scalar::validate(bytes),
-        _ => resolve().run(bytes),
+    let entry = ENTRY.load(Ordering::Relaxed);
+    // SAFETY: `ENTRY` holds `first_run` or a value `resolve` stored, both
+    // made from an `Entry` (a function pointer and a data pointer have the
+    // same size on every target Rust supports, and the round trip through
+    // `*mut ()` keeps the address). `resolve` stores only the entry of an
+    // available kernel: detected, or forced, which is honoured only for an
+    // available kernel; so the instruction set the entry requires is there.
+    unsafe {
+        let entry = core::mem::transmute::<*mut (), Entry>(entry);
+        entry(bytes)
     }
 }

@@ -127,11 +127,13 @@ pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder}
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
-    if bytes.len() < small::SHORT_DFA {
-        return small::is_short_ascii(bytes) || small::short_is_valid(bytes);
-    }
+    // Inlined into the caller: the tests of length and of a short ASCII
+    // input, and one call (see `small`).
     if small::is_short_ascii(bytes) {
         return true;
+    }
+    if bytes.len() < small::SHORT_DFA {
+        return small::short_is_valid_out_of_line(bytes);
     }
     dispatch::run(bytes).is_ok()
 }
@@ -148,14 +150,16 @@ pub fn validate(bytes: &[u8]) -> bool {
 /// ```
 #[inline]
 pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    if bytes.len() < small::SHORT_DFA {
-        if !small::is_short_ascii(bytes) && !small::short_is_valid(bytes) {
-            kernel::locate(bytes, 0)?;
-        }
-    } else if !small::is_short_ascii(bytes) {
-        if let Err(offset) = dispatch::run(bytes) {
-            kernel::locate(bytes, offset)?;
-        }
+    // The same shape as `validate`: inlined tests and one call.
+    let offset = if small::is_short_ascii(bytes) {
+        None
+    } else if bytes.len() < small::SHORT_DFA {
+        (!small::short_is_valid_out_of_line(bytes)).then_some(0)
+    } else {
+        dispatch::run(bytes).err()
+    };
+    if let Some(offset) = offset {
+        kernel::locate(bytes, offset)?;
     }
     // SAFETY: `bytes` was just validated: the active kernel accepted it, or
     // the reference DFA accepted everything after the kernel's offset.

@@ -3,8 +3,10 @@
 //! one vector, a copy of the input into a padded buffer: more than the
 //! check itself when the input is a few bytes long. So:
 //!
-//! * inputs shorter than [`SHORT`] that are all ASCII are recognised with
-//!   a few overlapping word loads;
+//! * inputs of up to [`SHORT`] bytes that are all ASCII are recognised
+//!   with a few overlapping loads, inlined into the caller of `validate`
+//!   and `from_utf8` (which are these tests and one call: the kernel's, or
+//!   [`short_is_valid_out_of_line`]);
 //! * non-ASCII inputs shorter than [`SHORT_DFA`] run a "shift DFA": the
 //!   minimal UTF-8 automaton (9 states) packed so that one 64-bit table
 //!   entry per byte holds the next state for every current state, 6 bits
@@ -16,7 +18,7 @@
 //! every input of up to 3 bytes and on all 4-byte sequences with a 4-byte
 //! lead byte (the tests of `validate` and `from_utf8`).
 
-/// Inputs shorter than this try the all-ASCII test first.
+/// Inputs of up to this many bytes try the all-ASCII test first.
 pub(crate) const SHORT: usize = 64;
 /// Non-ASCII inputs shorter than this run the shift DFA instead of a kernel.
 /// From 16 bytes on, a vector kernel checks the input in place with one or
@@ -41,11 +43,11 @@ fn half_word(bytes: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(w)
 }
 
-/// `true` when `bytes` is shorter than [`SHORT`] and all ASCII.
+/// `true` when `bytes` is at most [`SHORT`] bytes long and all ASCII.
 #[inline(always)]
 pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
     let len = bytes.len();
-    if len >= SHORT {
+    if len > SHORT {
         return false;
     }
     if len >= 16 {
@@ -63,8 +65,11 @@ pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
         (word(bytes, 0) | word(bytes, len - 8)) & HIGH_BITS == 0
     } else if len >= 4 {
         (half_word(bytes, 0) | half_word(bytes, len - 4)) & 0x8080_8080 == 0
+    } else if len > 0 {
+        // The first, middle and last byte: every byte of 1 to 3.
+        (bytes[0] | bytes[len / 2] | bytes[len - 1]) < 0x80
     } else {
-        bytes.iter().fold(0, |acc, &b| acc | b) < 0x80
+        true
     }
 }
 
@@ -180,6 +185,15 @@ pub(crate) fn short_is_valid(bytes: &[u8]) -> bool {
     }
 }
 
+/// [`short_is_valid`] out of line, for the public functions: callers inline
+/// them, and they stay small enough for that only with the shift DFA out of
+/// line (inlined there, it kept them out of line, and short ASCII inputs
+/// paid a call too: `strings/<class>/<n>` in the paired benchmark, Zen 5).
+#[inline(never)]
+pub(crate) fn short_is_valid_out_of_line(bytes: &[u8]) -> bool {
+    short_is_valid(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,7 +228,7 @@ mod tests {
     fn short_ascii_sees_every_byte_of_every_length() {
         for len in 0..SHORT + 8 {
             let ascii = [b'a'; SHORT + 8];
-            assert_eq!(is_short_ascii(&ascii[..len]), len < SHORT, "{len}");
+            assert_eq!(is_short_ascii(&ascii[..len]), len <= SHORT, "{len}");
             for at in 0..len {
                 let mut bytes = ascii;
                 bytes[at] = 0x80;
