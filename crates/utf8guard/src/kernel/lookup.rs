@@ -708,19 +708,47 @@ const ASCII_STEP: usize = 4 * BLOCK;
 unsafe fn is_ascii_run<V: SimdU8, const N: usize, D: Spec>(ptr: *const u8) -> bool {
     const { assert!(N >= V::LANES && N.is_multiple_of(V::LANES)) };
     // SAFETY: N bytes from `ptr` are readable (caller).
-    let first = unsafe { V::load(ptr) };
-    // In a dialect without `00`, the bytes must be `01..7F`: positive as
-    // signed bytes, so their signed minimum tells both at once.
-    let mut acc = first;
+    let mut acc = unsafe { V::load(ptr) };
     for k in 1..N / V::LANES {
         // SAFETY: as above; `k * LANES + LANES <= N`.
-        let v = unsafe { V::load(ptr.wrapping_add(k * V::LANES)) };
-        acc = if D::NO_NUL {
-            acc.signed_min(v)
-        } else {
-            acc.or(v)
-        };
+        acc = ascii_acc::<V, D>(acc, unsafe { V::load(ptr.wrapping_add(k * V::LANES)) });
     }
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { ascii_acc_is_ascii::<V, D>(acc) }
+}
+
+/// `true` when `vectors` (at least one) are all ASCII, as [`is_ascii_run`]
+/// for vectors loaded already.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+unsafe fn are_ascii<V: SimdU8, D: Spec>(vectors: &[V]) -> bool {
+    let acc = vectors[1..]
+        .iter()
+        .fold(vectors[0], |acc, &v| ascii_acc::<V, D>(acc, v));
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { ascii_acc_is_ascii::<V, D>(acc) }
+}
+
+/// Two vectors in one for the test of ASCII: in a dialect without `00`,
+/// the bytes must be `01..7F`, positive as signed bytes, so their signed
+/// minimum tells both at once; elsewhere their `or`.
+#[inline(always)]
+fn ascii_acc<V: SimdU8, D: Spec>(acc: V, v: V) -> V {
+    if D::NO_NUL {
+        acc.signed_min(v)
+    } else {
+        acc.or(v)
+    }
+}
+
+/// The test of ASCII on the vector [`ascii_acc`] made.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
     if D::NO_NUL {
         // A negative lane is a byte from `80` on; a zero lane a `00`
         // (`1 - 0` is the one unsigned difference that is not zero).
@@ -739,8 +767,8 @@ const HALF_WIDTH_MAX: usize = 256;
 /// (aligned, four blocks a test) but need the tables made first.
 const ASCII_SCAN_MAX: usize = 1024;
 
-/// The offset of the first 64-byte block of `bytes` (at a multiple of 64)
-/// that is not all ASCII, or of the incomplete block at its end when only
+/// The offset of the first 64-byte block of `bytes` from `from` (at `from`
+/// plus a multiple of 64) that is not all ASCII, or of the incomplete block at its end when only
 /// that one is not; `None` when every byte is ASCII. (In a dialect without
 /// `00`, a block with one counts as not ASCII.)
 ///
@@ -748,9 +776,9 @@ const ASCII_SCAN_MAX: usize = 1024;
 /// The CPU must support `V`'s instruction set, and `bytes` must be at least
 /// one block long.
 #[inline(always)]
-unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
+unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8], from: usize) -> Option<usize> {
     let len = bytes.len();
-    let mut at = 0;
+    let mut at = from;
     while len - at >= BLOCK {
         // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
         if !unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) } {
@@ -811,6 +839,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     // A short input is first scanned for the ASCII blocks it starts with,
     // before any table is made: an ASCII input is done then, and one with
     // text further on is checked from its first block that is not ASCII.
+    let mut first_block = None;
     let start = if len <= ASCII_SCAN_MAX {
         // With vectors of at most 32 bytes: a 64-byte load at an offset
         // that is not a multiple of 64 spans two cache lines, which makes
@@ -818,12 +847,25 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // strings of 64 B to 1 KiB, `strings/ascii/<n>` in the paired
         // benchmark).
         // SAFETY: the caller guarantees `V`'s instruction set, which implies
-        // `V::Half`'s (the contract of `SimdU8::Half`).
+        // `V::Half`'s (the contract of `SimdU8::Half`); `len >= BLOCK`, so
+        // the first block is inside `bytes`.
         let prefix = unsafe {
             if V::LANES > 32 {
-                ascii_prefix::<V::Half, D>(bytes)
+                ascii_prefix::<V::Half, D>(bytes, 0)
             } else {
-                ascii_prefix::<V, D>(bytes)
+                // The first block is loaded once, for this test and, if it
+                // is not ASCII, for its check below. Loaded twice, the same
+                // bytes cost a third of the speed on strings of 64 and 128
+                // bytes (Zen 5, `strings/<class>/<n>` in the paired
+                // benchmark: text/64 with the block loaded again for its
+                // check, ascii/128 with the prefix scan started again at 0).
+                let block = V::load_block(bytes.as_ptr());
+                if !are_ascii::<V, D>(block.as_ref()) {
+                    first_block = Some(block);
+                    Some(0)
+                } else {
+                    ascii_prefix::<V, D>(bytes, BLOCK)
+                }
             }
         };
         match prefix {
@@ -847,8 +889,20 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: `len >= BLOCK`; with the shuffle strategy only the
         // block's own bytes are read (and the pair rule reads before the
         // block only after a vector with a surrogate, of which there is
-        // none before the first).
-        let verdict = unsafe { check_block::<V, false, D>(bytes.as_ptr(), &mut c, &mut carry) };
+        // none before the first). `first_block`, when there is one, holds
+        // the vectors of this block, loaded above.
+        let verdict = unsafe {
+            match first_block {
+                Some(block) => check_screened::<V, false, D>(
+                    bytes.as_ptr(),
+                    block.as_ref(),
+                    &[],
+                    &mut c,
+                    &mut carry,
+                ),
+                None => check_block::<V, false, D>(bytes.as_ptr(), &mut c, &mut carry),
+            }
+        };
         if verdict == Verdict::Error {
             return Err(0);
         }
