@@ -10,7 +10,9 @@
 //!   implementations on 4096 different strings of n bytes, one by one.
 //! - `strings/<class>/<n>`: the same on 4096 strings of each size from 1 B
 //!   to 1 KiB, all ASCII (`ascii`) or each with a non-ASCII character
-//!   (`text`).
+//!   (`text`). From 32 bytes on, with `read only`: a loop that only reads
+//!   each string (32-byte loads, no test until its end), the ceiling the
+//!   memory of this machine puts on any validator of the same strings.
 //! - `invalid-1MiB/<entry point>`: the valid input against the inputs with
 //!   an error in their last bytes.
 //! - `dialects/<script>/<kernel>`: every dialect of the UTF-8 family on
@@ -554,6 +556,17 @@ fn strings_by_size(r: &mut Runner) {
             strings: &slices,
             label,
         });
+        #[cfg(target_arch = "x86_64")]
+        if slices[0].len() >= 32 && is_x86_feature_detected!("avx2") {
+            let strings = &slices;
+            cmp.add("read only", move || {
+                strings.iter().fold(0, |acc, s| {
+                    // SAFETY: AVX2 was detected; the string is at least 32
+                    // bytes long.
+                    acc ^ u64::from(unsafe { read_avx2(std::hint::black_box(s)) })
+                })
+            });
+        }
         // Each vector kernel called directly (no dispatch, no small-input
         // paths of the entry point).
         for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
@@ -563,6 +576,30 @@ fn strings_by_size(r: &mut Runner) {
             );
         }
         r.run(cmp, 1.5);
+    }
+}
+
+/// The high bits of every byte of `bytes`, or'd together by lanes: a read
+/// of each byte with 32-byte loads (the last one overlapping its neighbour)
+/// and nothing else, not even a branch until the end.
+///
+/// # Safety
+/// The CPU must support AVX2, and `bytes` must be at least 32 bytes long.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn read_avx2(bytes: &[u8]) -> u32 {
+    use std::arch::x86_64::*;
+    let (len, ptr) = (bytes.len(), bytes.as_ptr());
+    // SAFETY: `len >= 32` (caller): each load is inside `bytes`.
+    unsafe {
+        let mut acc = _mm256_loadu_si256(ptr.add(len - 32).cast());
+        let mut at = 0;
+        while at + 32 <= len {
+            acc = _mm256_or_si256(acc, _mm256_loadu_si256(ptr.add(at).cast()));
+            at += 32;
+        }
+        _mm256_movemask_epi8(acc) as u32
     }
 }
 
