@@ -5,10 +5,11 @@
 //! pointer. The first call detects the CPU's features (with `cpufeatures`),
 //! honours `UTF8GUARD_KERNEL` (with the `std` feature; a value that names no
 //! usable kernel is ignored) and stores both; every later call is a load of
-//! the pointer and an indirect call. That is small enough for `validate` and
-//! `from_utf8` to be inlined into their callers, whose short ASCII inputs
-//! then make no call at all; a `match` on the id made a jump table that kept
-//! them out of line (`strings/<class>/<n>` in the paired benchmark). Two
+//! the pointer and an indirect call. `validate` and `from_utf8` are inlined
+//! into every caller, and this keeps their code there small; a `match` on
+//! the id, a jump table and a call per kernel, made them too large for the
+//! compiler to inline when they were only `#[inline]`, and every string
+//! paid a call more (`strings/<class>/<n>` in the paired benchmark). Two
 //! threads racing on the first call both detect and store the same answer.
 
 use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};

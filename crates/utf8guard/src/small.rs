@@ -5,7 +5,8 @@
 //!
 //! * inputs of up to [`SHORT`] bytes that are all ASCII are recognised
 //!   with a few overlapping loads, inlined into the caller of `validate`
-//!   and `from_utf8` (which are these tests and one call: the kernel's, or
+//!   and `from_utf8` (which are these tests, the test of one 2-byte
+//!   character, [`non_ascii_pair_is_valid`], and one call: the kernel's, or
 //!   [`short_is_valid_out_of_line`]);
 //! * non-ASCII inputs shorter than [`SHORT_DFA`] run a "shift DFA": the
 //!   minimal UTF-8 automaton (9 states) packed so that one 64-bit table
@@ -185,10 +186,21 @@ pub(crate) fn short_is_valid(bytes: &[u8]) -> bool {
     }
 }
 
-/// [`short_is_valid`] out of line, for the public functions: callers inline
-/// them, and they stay small enough for that only with the shift DFA out of
-/// line (inlined there, it kept them out of line, and short ASCII inputs
-/// paid a call too: `strings/<class>/<n>` in the paired benchmark, Zen 5).
+/// `true` when `bytes`, of at most 2 bytes and not all ASCII, is
+/// well-formed UTF-8: one 2-byte character. Inlined into the public
+/// functions, where a call to the shift DFA cost more than std's whole
+/// check on 2-byte strings (`strings/text/2` in the paired benchmark).
+#[inline(always)]
+pub(crate) fn non_ascii_pair_is_valid(bytes: &[u8]) -> bool {
+    // `b as i8 < -0x40`: `b` is `80..BF`.
+    matches!(*bytes, [a, b] if (0xC2..=0xDF).contains(&a) && (b as i8) < -0x40)
+}
+
+/// [`short_is_valid`] out of line, for the public functions, which are
+/// inlined into every caller: their code there stays the tests of ASCII and
+/// of one 2-byte character, and one call (with the shift DFA inlined as
+/// well, `strings/<class>/<n>` in the paired benchmark measured every short
+/// class slower, Zen 5).
 #[inline(never)]
 pub(crate) fn short_is_valid_out_of_line(bytes: &[u8]) -> bool {
     short_is_valid(bytes)
