@@ -345,8 +345,11 @@ impl Kernel {
     #[inline]
     fn run(self, bytes: &[u8]) -> Result<(), usize> {
         if self == Kernel::Scalar {
-            // Available everywhere: no test of the CPU.
-            return kernel::scalar::validate(bytes);
+            // Available everywhere: no test of the CPU, and a tail call to
+            // the kernel's own function (inlined here, it made every call
+            // pay this function's prologue, which the vector kernels' calls
+            // need).
+            return kernel::scalar::validate_out_of_line(bytes);
         }
         self.assert_available();
         match self {

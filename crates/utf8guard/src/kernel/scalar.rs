@@ -194,6 +194,13 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
+/// [`validate`], not inlined: for callers that choose the kernel at run
+/// time ([`crate::Kernel::Scalar`]).
+#[inline(never)]
+pub(crate) fn validate_out_of_line(bytes: &[u8]) -> Result<(), usize> {
+    validate(bytes)
+}
+
 /// Inputs up to this long are first tested for ASCII as a whole, before
 /// [`validate_long`] is called.
 const SHORT_ASCII_MAX: usize = 4 * CHUNK;
