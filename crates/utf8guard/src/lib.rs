@@ -128,8 +128,7 @@ pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder}
 #[inline(always)]
 pub fn validate(bytes: &[u8]) -> bool {
     // Inlined into every caller: the tests of a short ASCII input and of one
-    // 2-byte character, and one call (see `small`). On strings of 1 to 64
-    // bytes the call these tests save is most of the time std takes.
+    // 2-byte character, and one call (see `small`).
     if small::is_short_ascii(bytes) {
         return true;
     }

@@ -180,8 +180,7 @@ pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
 pub(crate) fn short_is_valid(bytes: &[u8]) -> bool {
     match *bytes {
         [a] => a < 0x80,
-        // `b as i8 < -0x40`: `b` is `80..BF`.
-        [a, b] => (a | b) < 0x80 || ((0xC2..=0xDF).contains(&a) && (b as i8) < -0x40),
+        [a, b] => (a | b) < 0x80 || non_ascii_pair_is_valid(bytes),
         _ => shift_dfa_is_valid(bytes),
     }
 }

@@ -768,9 +768,10 @@ const HALF_WIDTH_MAX: usize = 256;
 const ASCII_SCAN_MAX: usize = 1024;
 
 /// The offset of the first 64-byte block of `bytes` from `from` (at `from`
-/// plus a multiple of 64) that is not all ASCII, or of the incomplete block at its end when only
-/// that one is not; `None` when every byte is ASCII. (In a dialect without
-/// `00`, a block with one counts as not ASCII.)
+/// plus a multiple of 64) that is not all ASCII, or of the incomplete block
+/// at its end when only that one is not; `None` when every byte from `from`
+/// on is ASCII. (In a dialect without `00`, a block with one counts as not
+/// ASCII.)
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `bytes` must be at least
