@@ -11,9 +11,10 @@
 //! - `strings/<class>/<n>`: the same on 4096 strings of each size from 1 B
 //!   to 1 KiB, all ASCII (`ascii`) or each with a non-ASCII character
 //!   (`text`), 0-7 bytes apart so that they start at every offset of a
-//!   cache line (see `inputs::Strings`). From 32 bytes on, with `read only`: a loop that only reads
-//!   each string (32-byte loads, no test until its end), the ceiling the
-//!   memory of this machine puts on any validator of the same strings.
+//!   cache line (see `inputs::Strings`). From 32 bytes on, with `read
+//!   only`: a loop that only reads each string (32-byte loads, no test until
+//!   its end), the ceiling the memory of this machine puts on any validator
+//!   of the same strings.
 //! - `invalid-1MiB/<entry point>`: the valid input against the inputs with
 //!   an error in their last bytes.
 //! - `dialects/<script>/<kernel>`: every dialect of the UTF-8 family on
