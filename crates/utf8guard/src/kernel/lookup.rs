@@ -25,8 +25,9 @@
 //!    lookups; it is an error only if the block before it ended inside a
 //!    sequence. An input of up to 1 KiB is first scanned for the ASCII
 //!    blocks it starts with, before the tables are made: an all-ASCII one
-//!    is done with a load and an OR per vector, and one with text further
-//!    on is checked from its first block that is not ASCII. With 64-byte
+//!    is done with a load and an OR per vector (in a function of its own,
+//!    with no stack frame), and one with text further on is checked from
+//!    its first block that is not ASCII. With 64-byte
 //!    vectors that scan loads 32 bytes at a time, and inputs of up to 256
 //!    bytes are checked with 32-byte vectors altogether: a 64-byte load at
 //!    an offset that is not a multiple of 64 spans two cache lines, and the
@@ -717,20 +718,6 @@ unsafe fn is_ascii_run<V: SimdU8, const N: usize, D: Spec>(ptr: *const u8) -> bo
     unsafe { ascii_acc_is_ascii::<V, D>(acc) }
 }
 
-/// `true` when `vectors` (at least one) are all ASCII, as [`is_ascii_run`]
-/// for vectors loaded already.
-///
-/// # Safety
-/// The CPU must support `V`'s instruction set.
-#[inline(always)]
-unsafe fn are_ascii<V: SimdU8, D: Spec>(vectors: &[V]) -> bool {
-    let acc = vectors[1..]
-        .iter()
-        .fold(vectors[0], |acc, &v| ascii_acc::<V, D>(acc, v));
-    // SAFETY: the caller guarantees the instruction set.
-    unsafe { ascii_acc_is_ascii::<V, D>(acc) }
-}
-
 /// Two vectors in one for the test of ASCII: in a dialect without `00`,
 /// the bytes must be `01..7F`, positive as signed bytes, so their signed
 /// minimum tells both at once; elsewhere their `or`.
@@ -815,11 +802,72 @@ const fn pad_byte<D: Spec>() -> u8 {
 /// start 3 bytes earlier still), or, in a dialect without `00`, a `00` right
 /// before `offset`.
 ///
+/// [`ascii_front`] then [`validate_from`]. The entry points of the x86
+/// kernels call the second out of line, so that an ASCII string of 64 B to
+/// 1 KiB is done in a small function with no stack frame: the whole kernel
+/// in one function sets one up on every call, and on ASCII strings of
+/// 128 B to 1 KiB that measured 1.1-1.4x slower (Zen 5, `strings/ascii/<n>`
+/// in the paired benchmark; a frame of a single `sub rsp` was enough to
+/// lose most of the difference). Text pays a call and loads its first
+/// block twice: text/64 measured 0.9x what it was.
+///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
 pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     bytes: &[u8],
+) -> Result<(), usize> {
+    // SAFETY: the caller guarantees the instruction set.
+    match unsafe { ascii_front::<V, D>(bytes) } {
+        None => Ok(()),
+        // SAFETY: as above; `start` is what `ascii_front` returned.
+        Some(start) => unsafe { validate_from::<V, LOADS, D>(bytes, start) },
+    }
+}
+
+/// The ASCII blocks a short input starts with, scanned before any table is
+/// made: `None` when the input is all ASCII (and, in a dialect without
+/// `00`, has none), else where [`validate_from`] takes over. Inputs of 64
+/// bytes to 1 KiB are scanned 64 bytes at a time; the others start at 0
+/// (the shorter ones have their own path, the longer the main loop's ASCII
+/// steps, which are faster on long runs: aligned, four blocks a test).
+///
+/// The scan loads at most 32 bytes at a time: a 64-byte load at an offset
+/// that is not a multiple of 64 spans two cache lines, which makes it
+/// slower than two 32-byte loads (measured on Zen 5: short ASCII strings of
+/// 64 B to 1 KiB, `strings/ascii/<n>` in the paired benchmark).
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn ascii_front<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    if !(BLOCK..=ASCII_SCAN_MAX).contains(&len) {
+        return Some(0);
+    }
+    // SAFETY: the caller guarantees `V`'s instruction set, which implies
+    // `V::Half`'s (the contract of `SimdU8::Half`); the input is at least
+    // one block long.
+    unsafe {
+        if V::LANES > 32 {
+            ascii_prefix::<V::Half, D>(bytes, 0)
+        } else {
+            ascii_prefix::<V, D>(bytes, 0)
+        }
+    }
+}
+
+/// [`validate`] from `start`, where [`ascii_front`] left off: 0, or the
+/// offset of the first block of an input of 64 bytes to 1 KiB that is not
+/// all ASCII, every byte before it being ASCII.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `start` must be such an
+/// offset.
+#[inline(always)]
+pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
+    bytes: &[u8],
+    start: usize,
 ) -> Result<(), usize> {
     let pad = behind::<D>();
     let len = bytes.len();
@@ -834,48 +882,9 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // strings of up to 256 bytes 32-byte vectors measured faster
         // (`strings/<class>/<n>` in the paired benchmark, on Zen 5).
         // SAFETY: the caller guarantees `V`'s instruction set, which implies
-        // `V::Half`'s (the contract of `SimdU8::Half`).
-        return unsafe { validate::<V::Half, LOADS, D>(bytes) };
+        // `V::Half`'s (the contract of `SimdU8::Half`), and `start`.
+        return unsafe { validate_from::<V::Half, LOADS, D>(bytes, start) };
     }
-    // A short input is first scanned for the ASCII blocks it starts with,
-    // before any table is made: an ASCII input is done then, and one with
-    // text further on is checked from its first block that is not ASCII.
-    let mut first_block = None;
-    let start = if len <= ASCII_SCAN_MAX {
-        // With vectors of at most 32 bytes: a 64-byte load at an offset
-        // that is not a multiple of 64 spans two cache lines, which makes
-        // it slower than two 32-byte loads (measured on Zen 5: short ASCII
-        // strings of 64 B to 1 KiB, `strings/ascii/<n>` in the paired
-        // benchmark).
-        // SAFETY: the caller guarantees `V`'s instruction set, which implies
-        // `V::Half`'s (the contract of `SimdU8::Half`); `len >= BLOCK`, so
-        // the first block is inside `bytes`.
-        let prefix = unsafe {
-            if V::LANES > 32 {
-                ascii_prefix::<V::Half, D>(bytes, 0)
-            } else {
-                // The first block is loaded once, for this test and, if it
-                // is not ASCII, for its check below. Loaded twice, the same
-                // bytes cost a third of the speed on strings of 64 and 128
-                // bytes (Zen 5, `strings/<class>/<n>` in the paired
-                // benchmark: text/64 with the block loaded again for its
-                // check, ascii/128 with the prefix scan started again at 0).
-                let block = V::load_block(bytes.as_ptr());
-                if !are_ascii::<V, D>(block.as_ref()) {
-                    first_block = Some(block);
-                    Some(0)
-                } else {
-                    ascii_prefix::<V, D>(bytes, BLOCK)
-                }
-            }
-        };
-        match prefix {
-            None => return Ok(()),
-            Some(start) => start,
-        }
-    } else {
-        0
-    };
     // SAFETY: the caller guarantees the instruction set.
     let mut c = unsafe { Checker::<V>::new::<D>(LOADS) };
 
@@ -890,20 +899,8 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: `len >= BLOCK`; with the shuffle strategy only the
         // block's own bytes are read (and the pair rule reads before the
         // block only after a vector with a surrogate, of which there is
-        // none before the first). `first_block`, when there is one, holds
-        // the vectors of this block, loaded above.
-        let verdict = unsafe {
-            match first_block {
-                Some(block) => check_screened::<V, false, D>(
-                    bytes.as_ptr(),
-                    block.as_ref(),
-                    &[],
-                    &mut c,
-                    &mut carry,
-                ),
-                None => check_block::<V, false, D>(bytes.as_ptr(), &mut c, &mut carry),
-            }
-        };
+        // none before the first).
+        let verdict = unsafe { check_block::<V, false, D>(bytes.as_ptr(), &mut c, &mut carry) };
         if verdict == Verdict::Error {
             return Err(0);
         }

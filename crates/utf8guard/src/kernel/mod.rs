@@ -410,6 +410,40 @@ mod tests {
         }
     }
 
+    /// Inputs of ASCII with one character, one error or one unfinished
+    /// sequence in them, at the lengths where the kernels' entry points
+    /// scan for ASCII before the rest of the kernel takes over (64 B to
+    /// 1 KiB) and around them, the character at every block's edges: the
+    /// rest must start where the scan stopped, with the right look-behind.
+    #[test]
+    fn one_character_after_an_ascii_prefix() {
+        let lengths = [
+            63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 511, 512, 1023, 1024, 1025,
+        ];
+        let pieces: [&[u8]; 5] = [
+            b"\xC3\xA9",
+            b"\xF0\x9F\x98\x80",
+            b"\xFF",
+            b"\xE2\x82",
+            b"\xED\xA0\x80",
+        ];
+        let step = if cfg!(miri) { 5 } else { 1 };
+        for &len in lengths.iter().step_by(step) {
+            let mut places = std::vec![0, 1, len / 2, len - 1];
+            for edge in (BLOCK..len).step_by(BLOCK) {
+                places.extend([edge - 4, edge - 3, edge - 2, edge - 1, edge, edge + 1]);
+            }
+            for &at in &places {
+                for piece in pieces {
+                    let mut input = std::vec![b'a'; len];
+                    let end = (at + piece.len()).min(len);
+                    input[at..end].copy_from_slice(&piece[..end - at]);
+                    check_all_kernels(&input);
+                }
+            }
+        }
+    }
+
     /// Every dialect on every available kernel against its automaton, in
     /// an allocation of exactly the input's size (Miri sees any read past
     /// it).
