@@ -807,9 +807,10 @@ const fn pad_byte<D: Spec>() -> u8 {
 /// 1 KiB is done in a small function with no stack frame: the whole kernel
 /// in one function sets one up on every call, and on ASCII strings of
 /// 128 B to 1 KiB that measured 1.1-1.4x slower (Zen 5, `strings/ascii/<n>`
-/// in the paired benchmark; a frame of a single `sub rsp` was enough to
-/// lose most of the difference). Text pays a call and loads its first
-/// block twice: text/64 measured 0.9x what it was.
+/// in the paired benchmark; with the path of inputs under 64 bytes in the
+/// entry point too, whose padded buffer gives it a frame of one `sub rsp`,
+/// most of the difference was lost again). Text pays a call and loads its
+/// first block twice: text/64 measured 0.9x what it was.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
