@@ -197,7 +197,7 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 /// [`validate`] from where [`lookup::ascii_front`] left off.
 ///
 /// # Safety
-/// The CPU must support AVX-512, and `start` must be what
+/// The CPU must support AVX-512F and AVX-512BW, and `start` must be what
 /// [`lookup::ascii_front`] returned for `bytes`.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
