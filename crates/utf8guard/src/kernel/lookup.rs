@@ -754,19 +754,18 @@ const HALF_WIDTH_MAX: usize = 256;
 /// (aligned, four blocks a test) but need the tables made first.
 const ASCII_SCAN_MAX: usize = 1024;
 
-/// The offset of the first 64-byte block of `bytes` from `from` (at `from`
-/// plus a multiple of 64) that is not all ASCII, or of the incomplete block
-/// at its end when only that one is not; `None` when every byte from `from`
-/// on is ASCII. (In a dialect without `00`, a block with one counts as not
-/// ASCII.)
+/// The offset of the first 64-byte block of `bytes` (at a multiple of 64)
+/// that is not all ASCII, or of the incomplete block at its end when only
+/// that one is not; `None` when every byte is ASCII. (In a dialect without
+/// `00`, a block with one counts as not ASCII.)
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `bytes` must be at least
 /// one block long.
 #[inline(always)]
-unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8], from: usize) -> Option<usize> {
+unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
-    let mut at = from;
+    let mut at = 0;
     while len - at >= BLOCK {
         // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
         if !unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) } {
@@ -851,9 +850,9 @@ pub(crate) unsafe fn ascii_front<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usi
     // one block long.
     unsafe {
         if V::LANES > 32 {
-            ascii_prefix::<V::Half, D>(bytes, 0)
+            ascii_prefix::<V::Half, D>(bytes)
         } else {
-            ascii_prefix::<V, D>(bytes, 0)
+            ascii_prefix::<V, D>(bytes)
         }
     }
 }
