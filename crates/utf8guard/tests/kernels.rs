@@ -158,6 +158,24 @@ fn ascii_prefix_of_every_length_then_text_or_error() {
     }
 }
 
+/// Inputs of 1 MiB and more, which the vector kernels prefetch ahead of
+/// where they check (on x86_64): an error at the start, in the middle and at
+/// offsets from the end that reach back past the prefetch distance.
+#[test]
+fn large_inputs_with_errors_near_their_ends() {
+    for (style, extra) in [(1, 0), (3, 77), (0, 4096)] {
+        let clean = filler((1 << 20) + extra, style);
+        let len = clean.len();
+        let mut offsets = vec![0, 1, 63, 64, 127, 128, 2047, 2048, 2111, len / 2];
+        offsets.extend([1, 2, 3, 64, 65, 200, 2048, 2049, 2100, 4096].map(|k| len - k));
+        for at in offsets {
+            let mut input = clean.clone();
+            input[at] = 0xFF;
+            check(&input);
+        }
+    }
+}
+
 #[test]
 fn large_inputs_with_late_errors() {
     for style in 0..4 {
