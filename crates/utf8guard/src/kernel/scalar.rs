@@ -659,7 +659,7 @@ mod tests {
     fn wide_runs_take_exactly_the_well_formed_pairs() {
         let well_formed = |pair: &[u8], width: usize| {
             pair.chunks(width).all(|c| {
-                c[0] >= 0xC0 + 0x20 * (width as u8 - 2) && utf8guard_dfa::validate(c).is_ok()
+                c[0] >= 0xF0 - 0x10 * (4 - width as u8) && utf8guard_dfa::validate(c).is_ok()
             })
         };
         let tails = [0x80, 0xBF, 0x41, 0xC0];
