@@ -287,6 +287,8 @@ fn validate_long(bytes: &[u8]) -> Result<(), usize> {
             } else {
                 character_start(bytes, pos + block)
             };
+            // (A block of `TWO_CHAINS` bytes can end up to 3 bytes early at
+            // a character start: it still runs as two chains.)
             let after = if end - pos >= TWO_CHAINS - 3 {
                 run_two_chains(state, bytes, pos, end)
             } else {
