@@ -158,13 +158,24 @@ fn ascii_prefix_of_every_length_then_text_or_error() {
     }
 }
 
-/// Inputs of 1 MiB and more, which the vector kernels prefetch ahead of
-/// where they check (on x86_64): an error at the start, in the middle and at
-/// offsets from the end that reach back past the prefetch distance.
+/// Inputs the vector kernels prefetch ahead of where they check (on
+/// x86_64: blocks with non-ASCII bytes from 64 KiB on, runs of ASCII from
+/// 1 MiB on), and inputs just short of either length: an error at the start,
+/// in the middle and at offsets from the end that reach back past the
+/// prefetch distance.
 #[test]
 fn large_inputs_with_errors_near_their_ends() {
-    for (style, extra) in [(1, 0), (3, 77), (0, 4096)] {
-        let clean = filler((1 << 20) + extra, style);
+    let sizes = [
+        (1, 1 << 20),
+        (3, (1 << 20) + 77),
+        (0, (1 << 20) + 4096),
+        (2, (1 << 20) - 1),
+        (1, 64 << 10),
+        (3, (64 << 10) + 5),
+        (2, (64 << 10) - 1),
+    ];
+    for (style, size) in sizes {
+        let clean = filler(size, style);
         let len = clean.len();
         let mut offsets = vec![0, 1, 63, 64, 127, 128, 2047, 2048, 2111, len / 2];
         offsets.extend([1, 2, 3, 64, 65, 200, 2048, 2049, 2100, 4096].map(|k| len - k));
