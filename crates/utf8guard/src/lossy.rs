@@ -2,14 +2,17 @@
 //!
 //! Two phases alternate. The fast phase runs the active kernel over the
 //! rest of the input: valid input is borrowed as is, and otherwise the
-//! kernel names the block holding the next error; everything before the
-//! start of the character at that block is valid and copied as is. The
+//! kernel names where the next error is (on the x86 kernels, past the
+//! first block, the byte that shows it; otherwise the block holding it);
+//! everything before
+//! the start of the character at that offset is valid and copied as is. The
 //! slow phase decodes from there one character at a time (words of ASCII
 //! at a time), writing one U+FFFD per maximal subpart (the rule of
 //! `String::from_utf8_lossy`, and the Unicode standard's "substitution of
 //! maximal subparts"), and hands back to the kernel once it has seen
 //! [`CLEAN_RUN`] valid bytes after an error. Sparse errors thus cost a
-//! kernel call and a few dozen bytes of decoding each, and dense errors
+//! kernel call and a few bytes of decoding each (a few dozen where the
+//! kernel names a block), and dense errors
 //! (binary data, another encoding) cost no kernel call at all.
 
 use alloc::borrow::Cow;

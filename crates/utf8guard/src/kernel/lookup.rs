@@ -695,6 +695,57 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
     check_vector::<V, D>(t, input, &behind)
 }
 
+/// Where in the `span` bytes at `bytes[pos..]`, found to hold an error,
+/// the first byte is that the checks flag: the offset a kernel returns.
+/// Everything before that byte is well formed but for an unfinished
+/// character in its last 3 bytes (the checks flag each error at the byte
+/// that shows it, looking back only), so the callers that find the exact
+/// error (`locate`, the lossy conversion) start right there instead of at
+/// the step's start, up to 127 bytes earlier. For strict UTF-8 with loaded
+/// look-behind; `pos` itself otherwise (or if no byte were flagged).
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and
+/// `pos - behind .. pos + span` must be inside `bytes`.
+#[inline(always)]
+unsafe fn first_flagged<V: SimdU8, const LOADS: bool, D: Spec>(
+    bytes: &[u8],
+    pos: usize,
+    span: usize,
+    t: &Tables<V>,
+) -> usize {
+    const { assert!(core::mem::size_of::<V>() == V::LANES && V::LANES <= BLOCK) };
+    if !LOADS || D::SCREENED || D::NO_NUL || !matches!(D::PAIRS, Pairs::Free) {
+        return pos;
+    }
+    let ptr = bytes.as_ptr().wrapping_add(pos);
+    let mut before = t.zero();
+    for k in 0..span / V::LANES {
+        // SAFETY: vector `k` and the look-behind before it are inside
+        // `bytes` (caller).
+        let error = unsafe {
+            let input = V::load(ptr.wrapping_add(k * V::LANES));
+            check_at::<V, LOADS, D>(ptr, k, input, &mut before, t)
+        };
+        if error.any() {
+            let mut lanes = [0u8; BLOCK];
+            // SAFETY: a vector is `LANES` bytes of plain data (asserted
+            // above), in the order of its lanes, and `lanes` has room.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    (&error as *const V).cast::<u8>(),
+                    lanes.as_mut_ptr(),
+                    V::LANES,
+                );
+            }
+            if let Some(lane) = lanes[..V::LANES].iter().position(|&b| b != 0) {
+                return pos + k * V::LANES + lane;
+            }
+        }
+    }
+    pos
+}
+
 /// How far ahead of the bytes being checked the main loop asks for cache
 /// lines, on x86_64. The hardware prefetchers alone leave a kernel that
 /// does more than read well below the speed of a loop that only reads, on
@@ -1018,7 +1069,9 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
             BLOCK
         };
         if verdict == Verdict::Error {
-            return Err(pos);
+            // SAFETY: the step's bytes and the look-behind before them are
+            // in `bytes` (as for the step itself).
+            return Err(unsafe { first_flagged::<V, LOADS, D>(bytes, pos, step, &c.t) });
         }
         pos += step;
     }
@@ -1036,7 +1089,8 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
                 check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(at), &mut c, &mut carry)
             } == Verdict::Error
             {
-                return Err(at);
+                // SAFETY: as for the block just checked.
+                return Err(unsafe { first_flagged::<V, LOADS, D>(bytes, at, BLOCK, &c.t) });
             }
         } else {
             // The tail, with its real look-behind, then padding: the shuffle

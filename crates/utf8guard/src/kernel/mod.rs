@@ -256,7 +256,8 @@ const FLAGGED_SPAN: usize = 2 * 64 + 8;
 ///
 /// Backs up from `offset` to the start of the character it may be inside
 /// (at most 3 bytes), then runs the reference DFA from there; the DFA stops
-/// at the first error, inside the block the kernel flagged. Returns `Ok` if
+/// at the first error, inside the block the kernel flagged (at most 3 bytes
+/// on, where the kernel names the byte that shows it). Returns `Ok` if
 /// the DFA finds nothing, which would mean the kernel was wrong about an
 /// error; the result is then still the truth, since the bytes before the
 /// start were checked by the kernel and the rest by the DFA.
@@ -508,5 +509,50 @@ mod tests {
         input.extend_from_slice(b"\xF0\x9F\x98");
         let err = super::locate(&input, 64).unwrap_err();
         assert_eq!((err.valid_up_to(), err.error_len()), (62, None));
+    }
+
+    /// The x86 vector kernels return, for strict UTF-8, the byte at which
+    /// their checks flag the first error (from the first block's end on,
+    /// before a truncated end): 0 to 3 bytes after the start of the
+    /// ill-formed sequence, whatever block or pair of blocks it falls in
+    /// (`first_flagged` in the lookup algorithm).
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn vector_kernels_flag_the_byte_that_shows_the_error() {
+        // Characters of each width, then the ill-formed sequences put in
+        // place of one, each with how far after its start it shows.
+        let pieces = ["a", "é", "€", "😀", "aé€😀"];
+        let faults: [(&[u8], usize); 9] = [
+            (b"\x80", 0),
+            (b"\xFF", 1),
+            (b"\xC0\xAF", 1),
+            (b"\xC2A", 1),
+            (b"\xE0\x80\x80", 1),
+            (b"\xED\xA0\x80", 1),
+            (b"\xE1\x80A", 2),
+            (b"\xF4\x90\x80\x80", 1),
+            (b"\xF1\x80\x80A", 3),
+        ];
+        for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
+            for piece in pieces {
+                let text = piece.repeat(1200);
+                for len in [200, 1000, 4000] {
+                    let clean = &text[..text.floor_char_boundary(len)];
+                    for &(fault, shows) in &faults {
+                        for at in (64..clean.len() - 8).step_by(7) {
+                            let at = clean.ceil_char_boundary(at);
+                            let mut bad = clean.as_bytes()[..at].to_vec();
+                            bad.extend_from_slice(fault);
+                            bad.extend_from_slice(&clean.as_bytes()[at..]);
+                            assert_eq!(
+                                kernel.run(&bad),
+                                Err(at + shows),
+                                "{kernel}: {fault:02X?} at {at} of {len} ({piece})"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
