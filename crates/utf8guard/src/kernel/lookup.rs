@@ -892,7 +892,9 @@ const fn pad_byte<D: Spec>() -> u8 {
 }
 
 /// Validate `bytes` as dialect `D`. `Err(offset)` names the first block
-/// with an error: the bytes before `offset` are well formed except,
+/// with an error (for strict UTF-8 with loaded look-behind, past the first
+/// block, the byte in it that shows the error: [`first_flagged`]): the
+/// bytes before `offset` are well formed except,
 /// possibly, for a sequence that starts less than `D::MAX_LEN` bytes before
 /// `offset` and is unfinished there (in CESU-8, a surrogate pair, which may
 /// start 3 bytes earlier still), or, in a dialect without `00`, a `00` right

@@ -1,7 +1,8 @@
 //! The kernels: one generic SIMD algorithm ([`lookup`]) over a small vector
 //! trait ([`simd`]), its instantiations per instruction set, the scalar
-//! fallback, and [`locate`], which turns "the first bad block is here" into
-//! an exact error.
+//! fallback, and [`locate`], which turns "the first bad block is here" (or,
+//! from the x86 kernels, "the byte that shows the first error is here")
+//! into an exact error.
 //!
 //! Every kernel has the same signature: `Ok(())` for valid input, or
 //! `Err(offset)` where the bytes before `offset` are well formed apart from,
