@@ -702,7 +702,7 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
 /// that shows it, looking back only), so the callers that find the exact
 /// error (`locate`, the lossy conversion) start right there instead of at
 /// the step's start, up to 127 bytes earlier. For strict UTF-8 with loaded
-/// look-behind; `pos` itself otherwise (or if no byte were flagged).
+/// look-behind; `pos` itself otherwise (or if no byte is flagged).
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and
@@ -767,10 +767,10 @@ const PREFETCH_MIN: usize = 1 << 20;
 /// ASCII. There the hints cost little or nothing in the caches (the
 /// non-ASCII lipsum files, 64-105 KB in L2: about 1% faster with them on
 /// AVX-512; on AVX2, against simdutf8, four files 2% slower and four 5%
-/// faster, on Sapphire Rapids), and
-/// the pieces of a large input given one at a time, as a
-/// [`StreamValidator`](crate::StreamValidator) is, get them too: 64 MiB of
-/// text in 64 KiB pieces went from 0.72x to 0.81x the speed of one call.
+/// faster, on Sapphire Rapids), and the pieces of a large input given one
+/// at a time, as a [`StreamValidator`](crate::StreamValidator) is, get
+/// them too: 64 MiB of text in 64 KiB pieces went from 0.72x to 0.81x the
+/// speed of one call.
 const PREFETCH_TEXT_MIN: usize = 64 << 10;
 
 /// A hint to bring the cache line of `bytes[at]` (of the last byte, if `at`
