@@ -985,7 +985,9 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
         // first block with lane-crossing shifts, and loads of 64 bytes at
         // offsets that are not multiples of 64 span two cache lines; on
         // strings of up to 256 bytes 32-byte vectors measured faster
-        // (`strings/<class>/<n>` in the paired benchmark, on Zen 5).
+        // (`strings/<class>/<n>` in the paired benchmark, on Zen 5), when
+        // this loop was the path of valid strings too. (It is now that of
+        // strings with an error, to say where.)
         // SAFETY: the caller guarantees `V`'s instruction set, which implies
         // `V::Half`'s (the contract of `SimdU8::Half`), and `start`.
         return unsafe { validate_blocks::<V::Half, LOADS, D>(bytes, start) };
@@ -995,25 +997,22 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
 }
 
 /// An input of 64 to [`HALF_WIDTH_MAX`] bytes checked straight through
-/// ([`has_error_in_place`] from `start`, with vectors of at most 32
-/// bytes): `true` when it is valid. One test for all its vectors, where
-/// [`validate_blocks`] tests each block for ASCII and for errors: on text
-/// strings of 128 and 256 bytes this measured up to 1.1x faster on the
-/// AVX2 and AVX-512 kernels, and no slower at 64 bytes (Sapphire Rapids,
-/// `strings/text/<n>` in the paired benchmark). On an error it says no
-/// more than that: [`validate_blocks`] checks the input again to say
-/// where.
+/// ([`has_error_in_place`] from `start`): `true` when it is valid. One
+/// test for all its vectors, where [`validate_blocks`] tests each block
+/// for ASCII and for errors, and, with AVX-512, 64-byte vectors where
+/// [`validate_blocks`] takes 32-byte ones for inputs this short. Against
+/// the blocks with 32-byte vectors, the best peer's speed on text strings
+/// (Sapphire Rapids, `strings/text/<n>` in the paired benchmark) went
+/// from 0.76x, 0.78x and 0.90x (64, 128 and 256 bytes) to 0.93x, 1.05x and
+/// 1.2x with AVX-512; with AVX2, from 0.83x and 0.90x (128 and 256 bytes)
+/// to 0.91x and 1.0x. On an error it says no more than that:
+/// [`validate_blocks`] checks the input again to say where.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set; `bytes` must be at least
 /// [`BLOCK`] long, and `start` an offset [`ascii_front`] returned for it.
 #[inline(always)]
 unsafe fn is_valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> bool {
-    if V::LANES > 32 {
-        // SAFETY: `V`'s instruction set implies `V::Half`'s (the contract
-        // of `SimdU8::Half`); the rest is the caller's.
-        return unsafe { is_valid_straight::<V::Half, D>(bytes, start) };
-    }
     let len = bytes.len();
     // The ASCII front leaves at least one byte to check after `start`; a
     // start less than a vector from the end moves back to the last vector
@@ -1244,10 +1243,10 @@ unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) ->
 /// place one vector after another with one test at the end: the first
 /// vector with look-behind shifted in from `t.fill` (the bytes before
 /// `start` must be ASCII, or there must be none, and in a dialect without
-/// `00` none of them `00`), the others with look-behind loaded from the
-/// input, the last one overlapping its neighbour when the length is not a
-/// multiple of the vector. (Whether the input ends inside a sequence is
-/// not asked.)
+/// `00` none of them `00`), the others with look-behind shifted in from
+/// the vector before or loaded from the input, the last one overlapping
+/// its neighbour when the length is not a multiple of the vector. (Whether
+/// the input ends inside a sequence is not asked.)
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set; `bytes` must be at least
@@ -1264,16 +1263,30 @@ unsafe fn has_error_in_place<V: SimdU8, D: Spec>(
     // SAFETY: `start + LANES <= len`: the first vector is inside `bytes`.
     let first = unsafe { V::load(ptr.wrapping_add(start)) };
     let mut error = check_vector::<V, D>(t, first, &Behind::shifted::<D>(first, t.fill));
+    let mut prev = first;
     let mut at = start + V::LANES;
     while at < len {
         // The last vector ends at the end of the input.
         let at_vector = at.min(len - V::LANES);
         let p = ptr.wrapping_add(at_vector);
-        // SAFETY: `at_vector + LANES <= len`, and `at_vector >= pad`: either
-        // `at_vector = at >= LANES >= pad`, or `at_vector = len - LANES`
-        // with `len >= LANES + pad` (the input is longer than `start +
-        // LANES`: caller). So `p - pad .. p + LANES` is inside `bytes`.
-        let (input, behind) = unsafe { (V::load(p), Behind::loaded::<D>(p)) };
+        // SAFETY: `at_vector + LANES <= len`: the vector is inside `bytes`.
+        let input = unsafe { V::load(p) };
+        // 64-byte vectors take their look-behind from the vector before
+        // (lane shifts), narrower ones load it: on text strings of 256
+        // bytes the shifts measured 1.15x faster with AVX-512 and the loads
+        // 1.1x faster with AVX2 (Sapphire Rapids, `strings/text/256` in the
+        // paired benchmark). The last vector, which may overlap the one
+        // before, loads it.
+        let behind = if V::LANES == 64 && at_vector == at {
+            Behind::shifted::<D>(input, prev)
+        } else {
+            // SAFETY: `at_vector >= pad`: either `at_vector = at >= LANES >=
+            // pad`, or `at_vector = len - LANES` with `len >= LANES + pad`
+            // (the input is longer than `start + LANES`: caller). So
+            // `p - pad .. p + LANES` is inside `bytes`.
+            unsafe { Behind::loaded::<D>(p) }
+        };
+        prev = input;
         error = error.or(check_vector::<V, D>(t, input, &behind));
         at += V::LANES;
     }
