@@ -846,6 +846,21 @@ unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
 /// Inputs up to this long are checked with vectors of at most 32 bytes.
 const HALF_WIDTH_MAX: usize = 256;
 
+/// Inputs up to this long are checked straight through first
+/// ([`is_valid_straight`]): 1 KiB with 64-byte vectors, whose look-behind
+/// is shifted in, [`HALF_WIDTH_MAX`] with narrower ones, which load it.
+/// (With AVX2, going on to 1 KiB measured no faster; with AVX-512, text
+/// strings of 512 B and 1 KiB went from 1.13x and 1.20x the best peer to
+/// 1.33x and 1.29x: Sapphire Rapids, `strings/text/<n>` in the paired
+/// benchmark.)
+const fn straight_max<V: SimdU8>() -> usize {
+    if V::LANES == 64 {
+        ASCII_SCAN_MAX
+    } else {
+        HALF_WIDTH_MAX
+    }
+}
+
 /// Inputs up to this long go through [`ascii_prefix`] first. Longer ones
 /// start with the main loop, whose ASCII steps are faster on long runs
 /// (aligned, four blocks a test) but need the tables made first.
@@ -977,7 +992,7 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
     // only on an error, the blocks below, which say where it is.
     // SAFETY: the caller guarantees the instruction set and `start`;
     // `len >= BLOCK`.
-    if LOADS && len <= HALF_WIDTH_MAX && unsafe { is_valid_straight::<V, D>(bytes, start) } {
+    if LOADS && len <= straight_max::<V>() && unsafe { is_valid_straight::<V, D>(bytes, start) } {
         return Ok(());
     }
     if V::LANES > 32 && len <= HALF_WIDTH_MAX {
@@ -996,17 +1011,17 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
     unsafe { validate_blocks::<V, LOADS, D>(bytes, start) }
 }
 
-/// An input of 64 to [`HALF_WIDTH_MAX`] bytes checked straight through
+/// An input of 64 to [`straight_max`] bytes checked straight through
 /// ([`has_error_in_place`] from `start`): `true` when it is valid. One
 /// test for all its vectors, where [`validate_blocks`] tests each block
 /// for ASCII and for errors, and, with AVX-512, 64-byte vectors where
-/// [`validate_blocks`] takes 32-byte ones for inputs this short. Against
-/// the blocks with 32-byte vectors, the best peer's speed on text strings
-/// (Sapphire Rapids, `strings/text/<n>` in the paired benchmark) went
-/// from 0.76x, 0.78x and 0.90x (64, 128 and 256 bytes) to 0.93x, 1.05x and
-/// 1.2x with AVX-512; with AVX2, from 0.83x and 0.90x (128 and 256 bytes)
-/// to 0.91x and 1.0x. On an error it says no more than that:
-/// [`validate_blocks`] checks the input again to say where.
+/// [`validate_blocks`] takes 32-byte ones up to 256 bytes. On text
+/// strings (Sapphire Rapids, `strings/text/<n>` in the paired benchmark)
+/// utf8guard went from 0.76x, 0.78x and 0.90x the best peer's speed (64,
+/// 128 and 256 bytes) to 0.94x, 1.07x and 1.24x with AVX-512; with AVX2,
+/// from 0.83x and 0.90x (128 and 256 bytes) to 0.90x and 1.00x. On an
+/// error it says no more than that: [`validate_blocks`] checks the input
+/// again to say where.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set; `bytes` must be at least
@@ -1201,7 +1216,9 @@ fn check_end<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+pub(crate) unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(
+    bytes: &[u8],
+) -> Result<(), usize> {
     let pad = behind::<D>();
     let len = bytes.len();
     debug_assert!(len < BLOCK);
