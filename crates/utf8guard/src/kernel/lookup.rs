@@ -988,8 +988,9 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: the caller guarantees the instruction set.
         return unsafe { validate_short::<V, LOADS, D>(bytes) };
     }
-    // Strings of up to 256 bytes: first one test for all their vectors;
-    // only on an error, the blocks below, which say where it is.
+    // Strings (up to 1 KiB with 64-byte vectors, 256 bytes with narrower
+    // ones): first one test for all their vectors; only on an error, the
+    // blocks below, which say where it is.
     // SAFETY: the caller guarantees the instruction set and `start`;
     // `len >= BLOCK`.
     if LOADS && len <= straight_max::<V>() && unsafe { is_valid_straight::<V, D>(bytes, start) } {
@@ -1029,6 +1030,15 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
 #[inline(always)]
 unsafe fn is_valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> bool {
     let len = bytes.len();
+    if len > V::LANES && len < V::LANES + behind::<D>() {
+        // Its last vector would overlap the first by less than the
+        // look-behind, which would then start before the input: with
+        // 64-byte vectors, 65 to 68 bytes take the narrower ones.
+        // SAFETY: `V`'s instruction set implies `V::Half`'s (the contract
+        // of `SimdU8::Half`); `len >= BLOCK >= 2 * V::Half::LANES`, which
+        // is at least `V::Half::LANES + behind`.
+        return unsafe { is_valid_straight::<V::Half, D>(bytes, start) };
+    }
     // The ASCII front leaves at least one byte to check after `start`; a
     // start less than a vector from the end moves back to the last vector
     // (over bytes that are ASCII).
@@ -1036,8 +1046,9 @@ unsafe fn is_valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> b
     // SAFETY: the instruction set (caller).
     let t = unsafe { Tables::<V>::new::<D>(true) };
     // SAFETY: the instruction set (caller); `start + LANES <= len`, and
-    // `len >= BLOCK >= LANES + behind`; the bytes before `start` are ASCII
-    // and, in a dialect without `00`, not `00` (what `ascii_front` found).
+    // `len` is `LANES` or at least `LANES + behind` (above); the bytes
+    // before `start` are ASCII and, in a dialect without `00`, not `00`
+    // (what `ascii_front` found).
     !unsafe { has_error_in_place::<V, D>(&t, bytes, start) } && check_end::<D>(bytes).is_ok()
 }
 
