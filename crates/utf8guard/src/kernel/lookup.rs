@@ -843,7 +843,10 @@ unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
     acc.is_ascii()
 }
 
-/// Inputs up to this long are checked with vectors of at most 32 bytes.
+/// Inputs up to this long go through the block loop with vectors of at
+/// most 32 bytes (with AVX-512 only those with an error: valid ones are
+/// done by [`is_valid_straight`] with 64-byte vectors), and the straight
+/// check of narrower vectors goes up to it ([`straight_max`]).
 const HALF_WIDTH_MAX: usize = 256;
 
 /// Inputs up to this long are checked straight through first
