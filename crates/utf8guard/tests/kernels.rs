@@ -159,10 +159,10 @@ fn ascii_prefix_of_every_length_then_text_or_error() {
 }
 
 /// Inputs the vector kernels prefetch ahead of where they check (on
-/// x86_64: blocks with non-ASCII bytes from 64 KiB on, runs of ASCII from
-/// 1 MiB on), and inputs just short of either length: an error at the start,
-/// in the middle and at offsets from the end that reach back past the
-/// prefetch distance.
+/// x86_64: blocks with non-ASCII bytes from 64 KiB less a block on, runs
+/// of ASCII from 1 MiB on), and inputs just short of either length: an
+/// error at the start, in the middle and at offsets from the end that
+/// reach back past the prefetch distance.
 #[test]
 fn large_inputs_with_errors_near_their_ends() {
     let sizes = [
@@ -173,6 +173,8 @@ fn large_inputs_with_errors_near_their_ends() {
         (1, 64 << 10),
         (3, (64 << 10) + 5),
         (2, (64 << 10) - 1),
+        (1, (64 << 10) - 64),
+        (3, (64 << 10) - 65),
     ];
     for (style, size) in sizes {
         let clean = filler(size, style);

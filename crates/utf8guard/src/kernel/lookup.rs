@@ -764,14 +764,19 @@ const PREFETCH_DISTANCE: usize = 2048;
 const PREFETCH_MIN: usize = 1 << 20;
 
 /// Inputs from this long on are prefetched in the blocks that are not all
-/// ASCII. There the hints cost little or nothing in the caches (the
-/// non-ASCII lipsum files, 64-105 KB in L2: about 1% faster with them on
-/// AVX-512; on AVX2, against simdutf8, four files 2% slower and four 5%
-/// faster, on Sapphire Rapids), and the pieces of a large input given one
-/// at a time, as a [`StreamValidator`](crate::StreamValidator) is, get
-/// them too: 64 MiB of text in 64 KiB pieces went from 0.72x to 0.81x the
-/// speed of one call.
-const PREFETCH_TEXT_MIN: usize = 64 << 10;
+/// ASCII. There the hints cost little in the caches (the non-ASCII lipsum
+/// files, 64-105 KB in L2: about 1% faster with them on AVX-512; on AVX2,
+/// against simdutf8, four files 2% slower and four 5% faster, on Sapphire
+/// Rapids), and the pieces of a large input given one at a time, as a
+/// [`StreamValidator`](crate::StreamValidator) is, get them too. Such a
+/// piece of 64 KiB mostly starts with the last bytes of a character begun
+/// in the piece before, which the stream checks with that character, so the
+/// kernel sees the piece less those bytes: hence a block less than 64 KiB.
+/// 64 MiB of text in 64 KiB pieces ran at 0.73-0.77x the speed of one call
+/// with the hints from 64 KiB on, and at 0.93x with them from here on.
+/// From 32 KiB on, text of 32 to 48 KiB in the caches ran about 5% slower,
+/// so pieces of 8 to 32 KiB are left without (about 0.65-0.7x one call).
+const PREFETCH_TEXT_MIN: usize = (64 << 10) - BLOCK;
 
 /// A hint to bring the cache line of `bytes[at]` (of the last byte, if `at`
 /// is past the end) into the cache; nothing on targets without one.
