@@ -40,6 +40,7 @@ use crate::dialect::Dialect;
 use crate::encode::{EncodeError, Encoded};
 use crate::error::ErrorKind;
 
+mod bmp_simd;
 mod corrected_simd;
 mod fast;
 mod pairs_simd;

@@ -918,6 +918,54 @@ fn runs_of_supplementary_characters_to_utf16() {
     }
 }
 
+/// `wtf8_to_utf16` on text of 1- to 3-byte characters (lone surrogates
+/// among them) of every length up to 80 bytes, in every rhythm of widths
+/// and at every offset after a short prefix, whole and with one item
+/// (a 4-byte form, a lone surrogate, an error, an ASCII byte) at each
+/// position: the vector loop takes 16 bytes a step, and a character may
+/// straddle two steps or stop the loop.
+#[test]
+fn runs_of_bmp_characters_to_utf16() {
+    let widths: [&[&str]; 6] = [
+        &["a"],
+        &["é"],
+        &["€"],
+        &["é", "€"],
+        &["€", "lone", "a"],
+        &["€", "€", "é", "a", "é"],
+    ];
+    let items: [&[u8]; 4] = [b"\xF0\x9F\x98\x80", b"\xED\xA0\x80", b"\xFF", b"z"];
+    for rhythm in widths {
+        for prefix in 0..3 {
+            let mut text = "a".repeat(prefix).into_bytes();
+            let mut k = 0;
+            while text.len() < 80 {
+                let w = rhythm[k % rhythm.len()];
+                // A lone lead surrogate now and then.
+                if w == "lone" {
+                    text.extend_from_slice(b"\xED\xA0\x80");
+                } else {
+                    text.extend_from_slice(w.as_bytes());
+                }
+                k += 1;
+            }
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|&i| i == text.len() || text[i] & 0xC0 != 0x80)
+                .collect();
+            for &len in &bounds {
+                let base = &text[..len];
+                check_wtf8_to_utf16(base.to_vec(), Vec::new(), &[], 4 * len + 4).unwrap();
+                for item in items {
+                    for &at in bounds.iter().filter(|&&b| b <= len) {
+                        let input = [&base[..at], item, &base[at..]].concat();
+                        check_wtf8_to_utf16(input, Vec::new(), &[], 4 * len + 8).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Text that needs no change, longer than the pieces the copy phase scans
 /// and validates at a time (256 bytes at first, doubling), with a change,
 /// an ill-formed byte or a cut sequence at every offset around the pieces'

@@ -503,7 +503,20 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
 pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
     let dst = &mut dst[..src.len()];
     let (mut i, mut w) = (0, 0);
+    let vectors = super::bmp_simd::available();
+    // Where the vector loop is tried again after it stopped.
+    let mut vectors_from = 0;
     while i < src.len() {
+        if vectors && i >= vectors_from {
+            let (r, n) = super::bmp_simd::to_utf16(&src[i..], &mut dst[w..]);
+            (i, w) = (i + r, w + n);
+            // It stopped before a step with a 4-byte form, or near the
+            // end: the loop below takes at least that step.
+            vectors_from = i + super::bmp_simd::STEP;
+            if i == src.len() {
+                break;
+            }
+        }
         let b0 = src[i];
         if b0 < 0x80 {
             if let (Some(chunk), Some(units)) = (src.get(i..i + 8), dst.get_mut(w..w + 8)) {

@@ -21,7 +21,7 @@
 /// The widest vectors the loops may use: those of the active kernel (not
 /// wider than a forced one), if the CPU has them.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Level {
+pub(super) enum Level {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2,
@@ -36,7 +36,7 @@ enum Level {
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_vbmi, "avx512f", "avx512bw", "avx512vbmi");
 
-fn level() -> Level {
+pub(super) fn level() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
         use crate::dispatch::{active, is_available};
