@@ -139,34 +139,7 @@ impl SimdU8 for V256 {
     }
 }
 
-/// Strict UTF-8 validation with AVX2 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // The front here, the rest out of line: an ASCII string of 64 B to
-    // 1 KiB is done in a function with no stack frame (see
-    // `lookup::validate`).
-    // SAFETY: this function's own contract.
-    match unsafe { lookup::ascii_front::<V256, dialects::Utf8>(bytes) } {
-        None => Ok(()),
-        // SAFETY: as above; `start` is where the front left off.
-        Some(start) => unsafe { validate_from(bytes, start) },
-    }
-}
-
-/// [`validate`] from where [`lookup::ascii_front`] left off.
-///
-/// # Safety
-/// The CPU must support AVX2, and `start` must be what
-/// [`lookup::ascii_front`] returned for `bytes`.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn validate_from(bytes: &[u8], start: usize) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate_from::<V256, true, dialects::Utf8>(bytes, start) }
-}
+strict_entry_points!(V256, "avx2", "AVX2");
 
 /// The same with the shuffle strategy for the look-behind bytes, kept to
 /// measure against the load strategy.

@@ -177,52 +177,7 @@ impl SimdU8 for V512 {
     }
 }
 
-/// Strict UTF-8 validation with AVX-512 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // The front here, the rest out of line: an ASCII string of 64 B to
-    // 1 KiB is done in a function with no stack frame (see
-    // `lookup::validate`). Inputs under 64 bytes have a function of their
-    // own: in `validate_from`, their speed went up and down with the code
-    // around them (text strings of 16 and 32 bytes: 1.24x the best peer,
-    // then 1.09x when the straight check of `validate_from` went on to
-    // 1 KiB, and 1.31x in a function of their own; Sapphire Rapids,
-    // `strings/text/<n>` in the paired benchmark).
-    // SAFETY: this function's own contract.
-    match unsafe { lookup::ascii_front::<V512, dialects::Utf8>(bytes) } {
-        None => Ok(()),
-        // SAFETY: as above.
-        Some(_) if bytes.len() < lookup::BLOCK => unsafe { validate_short(bytes) },
-        // SAFETY: as above; `start` is where the front left off.
-        Some(start) => unsafe { validate_from(bytes, start) },
-    }
-}
-
-/// [`validate`] of an input shorter than a block, out of line.
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline(never)]
-unsafe fn validate_short(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate_short::<V512, true, dialects::Utf8>(bytes) }
-}
-
-/// [`validate`] from where [`lookup::ascii_front`] left off.
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW, and `start` must be what
-/// [`lookup::ascii_front`] returned for `bytes`.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline(never)]
-unsafe fn validate_from(bytes: &[u8], start: usize) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate_from::<V512, true, dialects::Utf8>(bytes, start) }
-}
+strict_entry_points!(V512, "avx512f,avx512bw", "AVX-512F and AVX-512BW");
 
 /// The same with the shuffle strategy for the look-behind bytes, kept to
 /// measure against the load strategy.

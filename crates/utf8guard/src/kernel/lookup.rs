@@ -885,13 +885,24 @@ const ASCII_SCAN_MAX: usize = 1024;
 #[inline(always)]
 unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
+    // One offset stepped to the end of the whole blocks, and nothing else
+    // in the loop: the shortest loop (29 bytes of code), which is least
+    // often split by a 64-byte line of code, where it ran 1.1-1.2x slower
+    // on ASCII strings of 128 and 256 bytes (Sapphire Rapids,
+    // `strings/ascii/<n>` in the paired benchmark, the same code placed
+    // two ways).
+    let whole = len - len % BLOCK;
     let mut at = 0;
-    while len - at >= BLOCK {
-        // SAFETY: `at + BLOCK <= len`; the instruction set (caller).
+    loop {
+        // SAFETY: `at + BLOCK <= whole <= len` (`len >= BLOCK`: caller);
+        // the instruction set (caller).
         if !unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) } {
             return Some(at);
         }
         at += BLOCK;
+        if at == whole {
+            break;
+        }
     }
     // The last bytes, as the last whole block of the input (`len >= BLOCK`,
     // so it exists; it overlaps bytes found ASCII already).
@@ -923,15 +934,10 @@ const fn pad_byte<D: Spec>() -> u8 {
 /// start 3 bytes earlier still), or, in a dialect without `00`, a `00` right
 /// before `offset`.
 ///
-/// [`ascii_front`] then [`validate_from`]. The entry points of the x86
-/// kernels call the second out of line, so that an ASCII string of 64 B to
-/// 1 KiB is done in a small function with no stack frame: the whole kernel
-/// in one function sets one up on every call, and on ASCII strings of
-/// 128 B to 1 KiB that measured 1.1-1.4x slower (Zen 5, `strings/ascii/<n>`
-/// in the paired benchmark; with the path of inputs under 64 bytes in the
-/// entry point too, whose padded buffer gives it a frame of one `sub rsp`,
-/// most of the difference was lost again). Text pays a call and loads its
-/// first block twice: text/64 measured 0.9x what it was.
+/// [`ascii_front`] then [`validate_from`]. The strict UTF-8 entry points
+/// of the x86 kernels split the same work over three functions
+/// (`kernel::strict_entry_points`), so that short strings are done in
+/// functions with no frame of saved registers.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
@@ -1004,6 +1010,36 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
     if LOADS && len <= straight_max::<V>() && unsafe { is_valid_straight::<V, D>(bytes, start) } {
         return Ok(());
     }
+    // SAFETY: the caller's contract; `len >= BLOCK`.
+    unsafe { validate_located::<V, LOADS, D>(bytes, start) }
+}
+
+/// `true` when `bytes`, of 64 bytes to [`straight_max`] and not all ASCII
+/// (`start` is what [`ascii_front`] returned), is valid by the straight
+/// check; `false` when it is longer or shorter, or has an error.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set, and `start` must be what
+/// [`ascii_front`] returned for `bytes`.
+#[inline(always)]
+pub(crate) unsafe fn valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> bool {
+    // SAFETY: the caller guarantees the instruction set and `start`; the
+    // input is at least a block long.
+    (BLOCK..=straight_max::<V>()).contains(&bytes.len())
+        && unsafe { is_valid_straight::<V, D>(bytes, start) }
+}
+
+/// [`validate_from`] without the straight check, for an input of at least
+/// [`BLOCK`] bytes: the blocks, which say where an error is.
+///
+/// # Safety
+/// As [`validate_from`], and `bytes` must be at least [`BLOCK`] long.
+#[inline(always)]
+pub(crate) unsafe fn validate_located<V: SimdU8, const LOADS: bool, D: Spec>(
+    bytes: &[u8],
+    start: usize,
+) -> Result<(), usize> {
+    let len = bytes.len();
     if V::LANES > 32 && len <= HALF_WIDTH_MAX {
         // Short inputs, with 32-byte vectors: the 64-byte ones check the
         // first block with lane-crossing shifts, and loads of 64 bytes at
@@ -1057,7 +1093,27 @@ unsafe fn is_valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> b
     // `len` is `LANES` or at least `LANES + behind` (above); the bytes
     // before `start` are ASCII and, in a dialect without `00`, not `00`
     // (what `ascii_front` found).
-    !unsafe { has_error_in_place::<V, D>(&t, bytes, start) } && check_end::<D>(bytes).is_ok()
+    unsafe { valid_in_place::<V, D>(&t, bytes, start) }
+}
+
+/// `true` when `bytes[start..]` is valid: [`has_error_in_place`] finds no
+/// error, and the input does not end inside a sequence (asked of its last
+/// vector with one saturating subtraction, where the dialect's pair rule
+/// does not need the scalar [`check_end`]) or, in a dialect without `00`,
+/// with one.
+///
+/// # Safety
+/// As [`has_error_in_place`].
+#[inline(always)]
+unsafe fn valid_in_place<V: SimdU8, D: Spec>(t: &Tables<V>, bytes: &[u8], start: usize) -> bool {
+    if D::PAIRS == Pairs::Required {
+        // SAFETY: the caller's contract.
+        return !unsafe { has_error_in_place::<V, D, false>(t, bytes, start) }
+            && check_end::<D>(bytes).is_ok();
+    }
+    let ends_with_nul = D::NO_NUL && bytes.last() == Some(&0);
+    // SAFETY: the caller's contract.
+    !ends_with_nul && !unsafe { has_error_in_place::<V, D, true>(t, bytes, start) }
 }
 
 /// [`validate_from`] for inputs of at least [`BLOCK`] bytes, a block or
@@ -1269,7 +1325,18 @@ pub(crate) unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(
     // SAFETY: the instruction set (caller); `len >= LANES`, and an input
     // longer than one vector is at least `LANES + pad` long (shorter ones
     // took the buffer above).
-    if unsafe { has_error_in_place::<V, D>(t, bytes, 0) } {
+    if D::PAIRS != Pairs::Required {
+        // An error, or an end inside a sequence: `Err(0)` says no more
+        // than that (the caller's automaton finds which, in under a block).
+        // SAFETY: as above.
+        return if unsafe { valid_in_place::<V, D>(t, bytes, 0) } {
+            Ok(())
+        } else {
+            Err(0)
+        };
+    }
+    // SAFETY: as above.
+    if unsafe { has_error_in_place::<V, D, false>(t, bytes, 0) } {
         return Err(0);
     }
     check_end::<D>(bytes)
@@ -1281,15 +1348,18 @@ pub(crate) unsafe fn validate_short<V: SimdU8, const LOADS: bool, D: Spec>(
 /// `start` must be ASCII, or there must be none, and in a dialect without
 /// `00` none of them `00`), the others with look-behind shifted in from
 /// the vector before or loaded from the input, the last one overlapping
-/// its neighbour when the length is not a multiple of the vector. (Whether
-/// the input ends inside a sequence is not asked.)
+/// its neighbour when the length is not a multiple of the vector. With
+/// `END`, the checks also flag a lead byte in the last vector whose
+/// sequence would end past the input (except a `CESU-8` lead surrogate's
+/// want of a trail: [`check_end`]); without, whether the input ends inside
+/// a sequence is not asked.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set; `bytes` must be at least
 /// `start + LANES` long, and either exactly that long or at least
 /// `LANES + behind::<D>()` long.
 #[inline(always)]
-unsafe fn has_error_in_place<V: SimdU8, D: Spec>(
+unsafe fn has_error_in_place<V: SimdU8, D: Spec, const END: bool>(
     t: &Tables<V>,
     bytes: &[u8],
     start: usize,
@@ -1325,6 +1395,19 @@ unsafe fn has_error_in_place<V: SimdU8, D: Spec>(
         prev = input;
         error = error.or(check_vector::<V, D>(t, input, &behind));
         at += V::LANES;
+    }
+    if END {
+        // The last vector ends at the end of the input: its last lanes
+        // against the largest lead each may hold.
+        let table = match D::MAX_LEN {
+            3 => &INCOMPLETE_MAX_3,
+            4 => &INCOMPLETE_MAX_4,
+            _ => &INCOMPLETE_MAX_6,
+        };
+        // SAFETY: the table is 128 bytes, and `64 - LANES + LANES <= 128`;
+        // the instruction set (caller).
+        let max = unsafe { V::load(table[BLOCK - V::LANES..].as_ptr()) };
+        error = error.or(prev.saturating_sub(max));
     }
     error.any()
 }

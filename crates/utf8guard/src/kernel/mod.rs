@@ -37,6 +37,76 @@ pub(crate) mod lookup;
 ))]
 pub(crate) mod simd;
 
+/// The strict UTF-8 entry point of an x86 kernel, `validate`, for vector
+/// type `$v` with target features `$features` (which `$cpu` names in the
+/// docs), and the two functions it calls out of line.
+///
+/// Three functions: an ASCII string of 64 B to 1 KiB is done in the entry
+/// point, which has no stack frame; a text string under 64 bytes, or one
+/// the straight check passes, in `validate_text`, whose frame is one `sub
+/// rsp`; the others, on to where an error is, in `validate_located`. The
+/// whole kernel in one function sets up a frame of saved registers on
+/// every call, which on ASCII strings of 128 B to 1 KiB measured 1.1-1.4x
+/// slower (Zen 5, `strings/ascii/<n>` in the paired benchmark); with the
+/// blocks' loop in `validate_text` too, as it was, text strings of 64 to
+/// 256 bytes took 1.05-1.1x longer, and with AVX2 those of 16 to 48 bytes
+/// too (Sapphire Rapids, `strings/text/<n>`).
+#[cfg(target_arch = "x86_64")]
+macro_rules! strict_entry_points {
+    ($v:ty, $features:literal, $cpu:literal) => {
+        /// Strict UTF-8 validation (see [`lookup::validate`] and
+        /// `kernel::strict_entry_points`).
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $cpu, ".")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: this function's own contract.
+            match unsafe { lookup::ascii_front::<$v, dialects::Utf8>(bytes) } {
+                None => Ok(()),
+                // SAFETY: as above; `start` is where the front left off.
+                Some(start) => unsafe { validate_text(bytes, start) },
+            }
+        }
+
+        /// [`validate`] from where [`lookup::ascii_front`] left off: an
+        /// input under 64 bytes, or one the straight check passes, here;
+        /// the others in [`validate_located`].
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $cpu, ", and `start` must be")]
+        /// what [`lookup::ascii_front`] returned for `bytes`.
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        unsafe fn validate_text(bytes: &[u8], start: usize) -> Result<(), usize> {
+            if bytes.len() < lookup::BLOCK {
+                // SAFETY: this function's own contract.
+                return unsafe { lookup::validate_short::<$v, true, dialects::Utf8>(bytes) };
+            }
+            // SAFETY: this function's own contract.
+            if unsafe { lookup::valid_straight::<$v, dialects::Utf8>(bytes, start) } {
+                return Ok(());
+            }
+            // SAFETY: as above; the input is at least a block long.
+            unsafe { validate_located(bytes, start) }
+        }
+
+        /// [`validate_text`] of an input of at least 64 bytes the straight
+        /// check did not pass or did not take: the blocks, which say where
+        /// an error is.
+        ///
+        /// # Safety
+        /// As [`validate_text`], and `bytes` must be at least
+        /// [`lookup::BLOCK`] long.
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        unsafe fn validate_located(bytes: &[u8], start: usize) -> Result<(), usize> {
+            // SAFETY: this function's own contract.
+            unsafe { lookup::validate_located::<$v, true, dialects::Utf8>(bytes, start) }
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]

@@ -142,34 +142,7 @@ impl SimdU8 for V128 {
     }
 }
 
-/// Strict UTF-8 validation with SSE4.2 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support SSE4.2.
-#[target_feature(enable = "sse4.2")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // The front here, the rest out of line: an ASCII string of 64 B to
-    // 1 KiB is done in a function with no stack frame (see
-    // `lookup::validate`).
-    // SAFETY: this function's own contract.
-    match unsafe { lookup::ascii_front::<V128, dialects::Utf8>(bytes) } {
-        None => Ok(()),
-        // SAFETY: as above; `start` is where the front left off.
-        Some(start) => unsafe { validate_from(bytes, start) },
-    }
-}
-
-/// [`validate`] from where [`lookup::ascii_front`] left off.
-///
-/// # Safety
-/// The CPU must support SSE4.2, and `start` must be what
-/// [`lookup::ascii_front`] returned for `bytes`.
-#[target_feature(enable = "sse4.2")]
-#[inline(never)]
-unsafe fn validate_from(bytes: &[u8], start: usize) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate_from::<V128, true, dialects::Utf8>(bytes, start) }
-}
+strict_entry_points!(V128, "sse4.2", "SSE4.2");
 
 /// Validation of dialect `D` with SSE4.2 (see [`lookup::validate`]).
 ///
