@@ -41,16 +41,24 @@ pub(crate) mod simd;
 /// type `$v` with target features `$features` (which `$cpu` names in the
 /// docs), and the two functions it calls out of line.
 ///
-/// Three functions: an ASCII string of 64 B to 1 KiB is done in the entry
-/// point, which has no stack frame; a text string under 64 bytes, or one
-/// the straight check passes, in `validate_text`, whose frame is one `sub
-/// rsp`; the others, on to where an error is, in `validate_located`. The
-/// whole kernel in one function sets up a frame of saved registers on
-/// every call, which on ASCII strings of 128 B to 1 KiB measured 1.1-1.4x
-/// slower (Zen 5, `strings/ascii/<n>` in the paired benchmark); with the
-/// blocks' loop in `validate_text` too, as it was, text strings of 64 to
-/// 256 bytes took 1.05-1.1x longer, and with AVX2 those of 16 to 48 bytes
-/// too (Sapphire Rapids, `strings/text/<n>`).
+/// An ASCII string of 64 B to 1 KiB, and a text string of 64 B to the
+/// straight check's bound that it passes, are done in the entry point,
+/// which has no stack frame; an input under 64 bytes in `validate_text`,
+/// whose frame is one `sub rsp`; the others, on to where an error is, in
+/// `validate_located`, whose frame saves registers. Measured on Sapphire
+/// Rapids (4096 lipsum strings of each size, in turns):
+/// - the whole kernel in one function sets up the frame on every call: on
+///   ASCII strings of 128 B to 1 KiB 1.1-1.4x slower (Zen 5, the paired
+///   benchmark's `strings/ascii/<n>`);
+/// - with the blocks' loop beside the straight check and the path of short
+///   inputs in one function called from here, as it was, text strings of
+///   64 to 256 bytes took 1.05-1.1x longer, and with AVX2 and SSE4.2 those
+///   of 16 to 48 bytes too; with the straight check in that function
+///   rather than here, text strings of 64 and 128 bytes took 1.05x longer;
+/// - a function of their own for inputs under 64 bytes, called from here,
+///   gives this one a second callee, and LLVM then saves a register at its
+///   entry, before the ASCII front: ASCII strings of 128 bytes 1.1-1.2x
+///   slower.
 #[cfg(target_arch = "x86_64")]
 macro_rules! strict_entry_points {
     ($v:ty, $features:literal, $cpu:literal) => {
@@ -62,16 +70,20 @@ macro_rules! strict_entry_points {
         #[target_feature(enable = $features)]
         pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: this function's own contract.
-            match unsafe { lookup::ascii_front::<$v, dialects::Utf8>(bytes) } {
-                None => Ok(()),
-                // SAFETY: as above; `start` is where the front left off.
-                Some(start) => unsafe { validate_text(bytes, start) },
+            let Some(start) = (unsafe { lookup::ascii_front::<$v, dialects::Utf8>(bytes) }) else {
+                return Ok(());
+            };
+            // SAFETY: as above; `start` is where the front left off.
+            if unsafe { lookup::valid_straight::<$v, dialects::Utf8>(bytes, start) } {
+                return Ok(());
             }
+            // SAFETY: as above.
+            unsafe { validate_text(bytes, start) }
         }
 
-        /// [`validate`] from where [`lookup::ascii_front`] left off: an
-        /// input under 64 bytes, or one the straight check passes, here;
-        /// the others in [`validate_located`].
+        /// [`validate`] of an input the straight check did not pass or did
+        /// not take: one under 64 bytes here, the others in
+        /// [`validate_located`].
         ///
         /// # Safety
         #[doc = concat!("The CPU must support ", $cpu, ", and `start` must be")]
@@ -83,17 +95,12 @@ macro_rules! strict_entry_points {
                 // SAFETY: this function's own contract.
                 return unsafe { lookup::validate_short::<$v, true, dialects::Utf8>(bytes) };
             }
-            // SAFETY: this function's own contract.
-            if unsafe { lookup::valid_straight::<$v, dialects::Utf8>(bytes, start) } {
-                return Ok(());
-            }
             // SAFETY: as above; the input is at least a block long.
             unsafe { validate_located(bytes, start) }
         }
 
-        /// [`validate_text`] of an input of at least 64 bytes the straight
-        /// check did not pass or did not take: the blocks, which say where
-        /// an error is.
+        /// [`validate_text`] of an input of at least 64 bytes: the blocks,
+        /// which say where an error is.
         ///
         /// # Safety
         /// As [`validate_text`], and `bytes` must be at least
