@@ -45,8 +45,8 @@ pub(crate) mod simd;
 /// straight check's bound that it passes, are done in the entry point,
 /// which has no stack frame; an input under 64 bytes in `validate_text`,
 /// whose frame is one `sub rsp`; the others, on to where an error is, in
-/// `validate_located`, whose frame saves registers. Measured on Sapphire
-/// Rapids (4096 lipsum strings of each size, in turns):
+/// `validate_located`, whose frame saves registers. Measured with 4096
+/// lipsum strings of each size, timed in turns:
 /// - the whole kernel in one function sets up the frame on every call: on
 ///   ASCII strings of 128 B to 1 KiB 1.1-1.4x slower (Zen 5, the paired
 ///   benchmark's `strings/ascii/<n>`);
@@ -54,11 +54,12 @@ pub(crate) mod simd;
 ///   inputs in one function called from here, as it was, text strings of
 ///   64 to 256 bytes took 1.05-1.1x longer, and with AVX2 and SSE4.2 those
 ///   of 16 to 48 bytes too; with the straight check in that function
-///   rather than here, text strings of 64 and 128 bytes took 1.05x longer;
+///   rather than here, text strings of 64 and 128 bytes took 1.05x longer
+///   (Sapphire Rapids);
 /// - a function of their own for inputs under 64 bytes, called from here,
 ///   gives this one a second callee, and LLVM then saves a register at its
-///   entry, before the ASCII front: ASCII strings of 128 bytes 1.1-1.2x
-///   slower.
+///   entry, before the ASCII front: ASCII strings of 128 bytes 1.05-1.3x
+///   slower (Sapphire Rapids).
 #[cfg(target_arch = "x86_64")]
 macro_rules! strict_entry_points {
     ($v:ty, $features:literal, $cpu:literal) => {
