@@ -1022,6 +1022,7 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `start` must be what
 /// [`ascii_front`] returned for `bytes`.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> bool {
     // SAFETY: the caller guarantees the instruction set and `start`; the
