@@ -46,9 +46,12 @@
 //! - `beyond-cache/1-core`: 256 MiB of text, far beyond the caches: the
 //!   main implementations, each vector kernel of utf8guard forced (and the
 //!   AVX-512 kernel with shuffles instead of loads), and a loop that only
-//!   reads the buffer, the ceiling set by memory. `beyond-cache/2-cores`:
-//!   `par::validate` against the peers run on each half in two threads,
-//!   and reading on two threads.
+//!   reads the buffer, the ceiling set by memory; and the dispatched
+//!   entry point with its prefetch hints forced on and off. (By default the
+//!   kernels send them on x86_64 CPUs other than AMD's.)
+//!   `beyond-cache/2-cores`: `par::validate` against the peers run on each
+//!   half in two threads, and reading on two threads; `par::validate` with
+//!   the hints forced on and off too.
 //! - `file-200MiB`: a file in the page cache validated the ways a command
 //!   could read it: mapped, or read with `pread` into 1 MiB buffers, on two
 //!   threads and on one; and `pread` alone (what `dd bs=1M` costs).
@@ -809,12 +812,26 @@ fn beyond_cache(r: &mut Runner) {
                 u64::from(utf8guard::__bench::avx512_shuffled(input) == Some(true))
             });
         }
+        // The dispatched kernel with its prefetch hints forced either way
+        // (the CPU's default sends them except on AMD CPUs).
+        for (name, on) in [("on", true), ("off", false)] {
+            cmp.add(format!("utf8guard, prefetch {name}"), move || {
+                utf8guard::__bench::with_prefetch(Some(on), || {
+                    u64::from(utf8guard::validate(std::hint::black_box(input)))
+                })
+            });
+        }
         cmp.add("read only", move || or_words(input));
         r.run(cmp, 20.0);
     }
     if r.wanted(two) {
         let mut cmp = Comparison::new("beyond-cache", "2-cores", input.len() as u64);
         cmp.add("utf8guard par", move || u64::from(par::validate(input)));
+        for (name, on) in [("on", true), ("off", false)] {
+            cmp.add(format!("utf8guard par, prefetch {name}"), move || {
+                utf8guard::__bench::with_prefetch(Some(on), || u64::from(par::validate(input)))
+            });
+        }
         cmp.add("simdutf8 basic, 2 threads", move || {
             on_two_threads(input, |h| simdutf8::basic::from_utf8(h).is_ok())
         });

@@ -420,6 +420,22 @@ pub mod __bench {
             None
         }
     }
+
+    /// Runs `f` with the vector kernels' prefetch hints forced on
+    /// (`Some(true)`) or off (`Some(false)`), then goes back to the CPU's
+    /// default (on x86_64, on except on AMD CPUs). The setting is global:
+    /// a call on another thread meanwhile sees it too. No effect on the
+    /// answers, only on speed; nothing on targets without the hints.
+    pub fn with_prefetch<T>(on: Option<bool>, f: impl FnOnce() -> T) -> T {
+        #[cfg(target_arch = "x86_64")]
+        crate::kernel::lookup::force_hints(on);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = on;
+        let out = f();
+        #[cfg(target_arch = "x86_64")]
+        crate::kernel::lookup::force_hints(None);
+        out
+    }
 }
 
 /// The README's examples, compiled and run as doctests so that they stay

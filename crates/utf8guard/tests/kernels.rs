@@ -162,9 +162,16 @@ fn ascii_prefix_of_every_length_then_text_or_error() {
 /// x86_64: blocks with non-ASCII bytes from 64 KiB less a block on, runs
 /// of ASCII from 1 MiB on), and inputs just short of either length: an
 /// error at the start, in the middle and at offsets from the end that
-/// reach back past the prefetch distance.
+/// reach back past the prefetch distance. With the hints forced on and
+/// off, so that both paths are checked whatever this CPU's default.
 #[test]
 fn large_inputs_with_errors_near_their_ends() {
+    for hints in [true, false] {
+        utf8guard::__bench::with_prefetch(Some(hints), errors_near_the_ends_of_large_inputs);
+    }
+}
+
+fn errors_near_the_ends_of_large_inputs() {
     let sizes = [
         (1, 1 << 20),
         (3, (1 << 20) + 77),

@@ -82,6 +82,8 @@
 //! unfinished sequence is an error. The dialects without `00` fill it with
 //! spaces instead.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
 use super::dialects::{Pairs, Spec, SURROGATE_MARK};
 use super::simd::SimdU8;
 
@@ -747,13 +749,13 @@ unsafe fn first_flagged<V: SimdU8, const LOADS: bool, D: Spec>(
 }
 
 /// How far ahead of the bytes being checked the main loop asks for cache
-/// lines, on x86_64. The hardware prefetchers alone leave a kernel that
-/// does more than read well below the speed of a loop that only reads, on
-/// inputs that come from memory: on 256 MiB of text (Sapphire Rapids,
-/// `beyond-cache/1-core` in the paired benchmark) the AVX-512 kernel went
-/// from 0.80x to 0.95-1.00x such a loop with these hints, the AVX2 kernel
-/// from 0.61x to 0.87-0.90x. 2048 bytes measured better than 1024 and
-/// about as well as 4096.
+/// lines, on x86_64 CPUs where [`hints_help`] says the hints pay. The
+/// hardware prefetchers alone leave a kernel that does more than read well
+/// below the speed of a loop that only reads, on inputs that come from
+/// memory: on 256 MiB of text (Sapphire Rapids, `beyond-cache/1-core` in
+/// the paired benchmark) the AVX-512 kernel went from 0.80x to 0.95-1.00x
+/// such a loop with these hints, the AVX2 kernel from 0.61x to 0.87-0.90x.
+/// 2048 bytes measured better than 1024 and about as well as 4096.
 const PREFETCH_DISTANCE: usize = 2048;
 
 /// Inputs from this long on are prefetched in runs of ASCII. Shorter ones
@@ -777,6 +779,70 @@ const PREFETCH_MIN: usize = 1 << 20;
 /// From 32 KiB on, text of 32 to 48 KiB in the caches ran about 5% slower,
 /// so pieces of 8 to 32 KiB are left without (about 0.65-0.7x one call).
 const PREFETCH_TEXT_MIN: usize = (64 << 10) - BLOCK;
+
+/// Whether the main loop's prefetch hints are sent: [`HINTS_UNKNOWN`] until
+/// the first input long enough for them asks [`hints_help`].
+static HINTS: AtomicU8 = AtomicU8::new(HINTS_UNKNOWN);
+const HINTS_UNKNOWN: u8 = 0;
+const HINTS_ON: u8 = 1;
+const HINTS_OFF: u8 = 2;
+
+/// `true` when the main loop should send prefetch hints on this CPU: on
+/// x86_64, unless it is an AMD (or Hygon) one. On AMD EPYC (Zen 5) the
+/// hints slowed the kernels on 256 MiB beyond the caches, where the
+/// hardware prefetchers alone keep up: AVX-512 from 21.0 GB/s without them
+/// to 17.2 with them 2 KiB ahead (the read-only loop at 23.0), AVX2 from
+/// 19.8 to 17.7 (three runs in turns; 128 to 512 bytes ahead measured
+/// between the two). On Intel (Sapphire Rapids) they are what brings the
+/// kernels to the speed of reading ([`PREFETCH_DISTANCE`]). Asked once,
+/// for the first input long enough to be prefetched; one load after that.
+#[inline(always)]
+fn hints_help() -> bool {
+    match HINTS.load(Ordering::Relaxed) {
+        HINTS_ON => true,
+        HINTS_OFF => false,
+        _ => decide_hints(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn decide_hints() -> bool {
+    let on = cfg!(target_arch = "x86_64") && !is_amd();
+    HINTS.store(if on { HINTS_ON } else { HINTS_OFF }, Ordering::Relaxed);
+    on
+}
+
+/// `true` on an x86_64 CPU whose vendor string is AMD's or Hygon's.
+fn is_amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Leaf 0: the vendor string in EBX, EDX, ECX ("Auth" "enti"
+        // "cAMD"); the first four bytes tell AMD and Hygon from Intel.
+        // `unsafe` before Rust 1.95 (the crate's minimum is older).
+        #[allow(unused_unsafe)]
+        // SAFETY: every x86_64 CPU has the CPUID instruction, and leaf 0
+        // exists on all of them.
+        let leaf = unsafe { core::arch::x86_64::__cpuid(0) };
+        let first = leaf.ebx.to_le_bytes();
+        first == *b"Auth" || first == *b"Hygo"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Sets whether the main loop sends prefetch hints: `Some` forces them on
+/// or off, `None` goes back to the CPU's default ([`hints_help`]). For the
+/// benchmarks and tests, which compare and cover both ways on any machine.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn force_hints(on: Option<bool>) {
+    let value = match on {
+        Some(true) => HINTS_ON,
+        Some(false) => HINTS_OFF,
+        None => HINTS_UNKNOWN,
+    };
+    HINTS.store(value, Ordering::Relaxed);
+}
 
 /// A hint to bring the cache line of `bytes[at]` (of the last byte, if `at`
 /// is past the end) into the cache; nothing on targets without one.
@@ -1153,8 +1219,8 @@ unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     } else {
         (Verdict::Ascii, start)
     };
-    let far_ascii = len >= PREFETCH_MIN;
-    let far_text = len >= PREFETCH_TEXT_MIN;
+    let far_text = len >= PREFETCH_TEXT_MIN && hints_help();
+    let far_ascii = far_text && len >= PREFETCH_MIN;
     while len - pos >= BLOCK {
         if verdict == Verdict::Ascii {
             // In a run of ASCII: skip several blocks per step, with one
