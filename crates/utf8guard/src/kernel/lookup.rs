@@ -813,9 +813,10 @@ fn decide_hints() -> bool {
     on
 }
 
-/// `true` on an x86_64 CPU whose vendor string is AMD's or Hygon's.
+/// `true` on an x86_64 CPU whose vendor string is AMD's or Hygon's (never
+/// under Miri, which has no CPUID).
 fn is_amd() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // Leaf 0: the vendor string in EBX, EDX, ECX ("Auth" "enti"
         // "cAMD"); the first four bytes tell AMD and Hygon from Intel.
@@ -827,7 +828,7 @@ fn is_amd() -> bool {
         let first = leaf.ebx.to_le_bytes();
         first == *b"Auth" || first == *b"Hygo"
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     false
 }
 
