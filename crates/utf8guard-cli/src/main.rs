@@ -341,14 +341,14 @@ impl<'a> Printer<'a> {
                 match mode {
                     Mode::List { valid: true } => text = list_name(),
                     // A note, if the encoding has one to make.
-                    Mode::Text => outcome.render_text(self.limit, &mut text),
+                    Mode::Text => return self.write_text(outcome),
                     _ => {}
                 }
             }
             (Status::Invalid { .. }, mode) => {
                 self.tally.invalid += 1;
                 match mode {
-                    Mode::Text => outcome.render_text(self.limit, &mut text),
+                    Mode::Text => return self.write_text(outcome),
                     Mode::List { valid: false } => text = list_name(),
                     _ => {}
                 }
@@ -391,6 +391,21 @@ impl<'a> Printer<'a> {
             Ok(())
         });
         self.check_write(written)
+    }
+
+    /// Writes the text report of `outcome` a piece at a time, as it is
+    /// made (see `Outcome::render_text_in_pieces`); `false` as `emit`.
+    fn write_text(&mut self, outcome: &Outcome) -> bool {
+        let mut result = Ok(());
+        let (out, progress) = (&mut self.out, self.progress);
+        outcome.render_text_in_pieces(self.limit, |piece| {
+            result = progress.suspend(|| out.write_all(piece));
+            result.is_ok()
+        });
+        if result.is_ok() && self.flush_each {
+            result = self.progress.suspend(|| self.out.flush());
+        }
+        self.check_write(result)
     }
 
     fn finish(&mut self) {

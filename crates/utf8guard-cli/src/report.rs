@@ -4,6 +4,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use utf8guard::{Dialect, ErrorKind};
 
 use crate::family;
@@ -15,6 +17,11 @@ use crate::sniff::{self, Nature};
 pub const CONTEXT_BEFORE: usize = 8;
 /// Bytes of context shown in all: the error, and what follows it.
 pub const CONTEXT_WIDTH: usize = 16;
+
+/// Findings rendered into one piece of a report: a few hundred KiB of
+/// text, enough to make handing pieces to the threads and writing them
+/// cost little.
+const FINDINGS_PER_PIECE: usize = 2048;
 
 /// The bytes around an error, kept inline: a report may hold up to a
 /// million findings.
@@ -680,15 +687,71 @@ impl Outcome {
     /// The diagnostics for people: for an invalid input, three lines per
     /// error (position and kind, the cause, the bytes around it in hex with
     /// a marker); in Corrected UTF-8, a note on the magic number and the
-    /// first reserved run, when the input has them; else nothing.
+    /// first reserved run, when the input has them; else nothing. (The
+    /// command writes it as it is made: `render_text_in_pieces`.)
+    #[cfg(test)]
     pub fn render_text(&self, limit: Limit, out: &mut Vec<u8>) {
+        self.render_text_in_pieces(limit, |piece| {
+            out.extend_from_slice(piece);
+            true
+        });
+    }
+
+    /// [`render_text`](Self::render_text) handed to `write` a piece at a
+    /// time, in order, so that the report of an input with many errors (up
+    /// to a million with `--all`, some 400 MiB of text) is never held
+    /// whole. With more than one thread in the rayon pool (`--jobs`), the
+    /// pieces of a round are made on all of them: `--all` on 200 MiB of
+    /// Latin-1 text spends nearly all its time making the report. Stops,
+    /// with `false`, as soon as `write` returns `false`.
+    pub fn render_text_in_pieces(
+        &self,
+        limit: Limit,
+        mut write: impl FnMut(&[u8]) -> bool,
+    ) -> bool {
         if let Status::Invalid { findings, more } = &self.status {
-            self.render_findings(findings, *more, limit, out);
+            let threads = rayon::current_num_threads().max(1);
+            let round = FINDINGS_PER_PIECE * threads;
+            // One buffer per piece of a round, kept from round to round:
+            // a new one for each piece cost a fresh mapping of memory, and
+            // its page faults, every time.
+            let mut pieces =
+                vec![Vec::new(); threads.min(findings.len().div_ceil(FINDINGS_PER_PIECE))];
+            for (r, in_round) in findings.chunks(round).enumerate() {
+                let first = r * round;
+                let used = &mut pieces[..in_round.len().div_ceil(FINDINGS_PER_PIECE)];
+                let render = |k: usize, (out, some): (&mut Vec<u8>, &[Finding])| {
+                    out.clear();
+                    self.render_findings(first + k * FINDINGS_PER_PIECE, some, out);
+                };
+                if used.len() > 1 {
+                    used.par_iter_mut()
+                        .zip(in_round.par_chunks(FINDINGS_PER_PIECE))
+                        .enumerate()
+                        .for_each(|(k, pair)| render(k, pair));
+                } else {
+                    render(0, (&mut used[0], in_round));
+                }
+                if !used.iter().all(|p| write(p)) {
+                    return false;
+                }
+            }
+            if let Some(line) = limit.more_line(*more) {
+                let mut out = self.name.clone();
+                out.extend_from_slice(format!(": {line}\n").as_bytes());
+                if !write(&out) {
+                    return false;
+                }
+            }
         }
         for note in self.note.clone().into_iter().chain(self.corrected_note()) {
-            out.extend_from_slice(&self.name);
+            let mut out = self.name.clone();
             out.extend_from_slice(format!(": note: {note}\n").as_bytes());
+            if !write(&out) {
+                return false;
+            }
         }
+        true
     }
 
     /// In Corrected UTF-8, what the check learned besides the errors: that
@@ -710,9 +773,11 @@ impl Outcome {
         }
     }
 
-    fn render_findings(&self, findings: &[Finding], more: More, limit: Limit, out: &mut Vec<u8>) {
+    /// The text of `findings`, the first of which is the input's finding
+    /// number `first` (from 0: the first one has hints of its own).
+    fn render_findings(&self, first: usize, findings: &[Finding], out: &mut Vec<u8>) {
         let mut text = String::new();
-        for (i, f) in findings.iter().enumerate() {
+        for (i, f) in (first..).zip(findings) {
             out.extend_from_slice(&self.name);
             let _ = writeln!(
                 text,
@@ -730,10 +795,6 @@ impl Outcome {
             render_hex(f, &mut text);
             out.extend_from_slice(text.as_bytes());
             text.clear();
-        }
-        if let Some(line) = limit.more_line(more) {
-            out.extend_from_slice(&self.name);
-            out.extend_from_slice(format!(": {line}\n").as_bytes());
         }
     }
 

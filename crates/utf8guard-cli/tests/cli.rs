@@ -641,6 +641,49 @@ fn directories_are_walked_in_name_order_whatever_the_jobs() {
     }
 }
 
+/// A text report of more errors than one piece of it holds (it is made and
+/// written a piece of 2048 errors at a time, the pieces of a round on all
+/// of `--jobs`' threads): the same whatever the number of jobs, every
+/// error once and in order, where std finds it, and the hint that only the
+/// first error gets (here, that the input is valid CESU-8) only once.
+#[test]
+fn a_long_text_report_is_the_same_with_any_number_of_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cesu8.txt");
+    // U+1F600 as a surrogate pair in CESU-8: six errors for strict UTF-8.
+    let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
+    fs::write(&path, &bytes).unwrap();
+    let run = |jobs: &str| {
+        let output = cmd()
+            .args(["--all", "-j", jobs])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        stdout_of(&output)
+    };
+    let one = run("1");
+    assert_eq!(run("2"), one);
+    assert_eq!(run("3"), one);
+    let prefix = format!("{}:", path.display());
+    let offsets: Vec<u64> = one
+        .lines()
+        .filter(|line| line.starts_with(&prefix))
+        .map(|line| {
+            let (_, rest) = line.split_once(" at byte ").expect("a line per error");
+            rest.split(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    let expected: Vec<u64> = std_errors(&bytes).into_iter().map(|(at, _)| at).collect();
+    assert_eq!(expected.len(), 6 * 4100);
+    assert_eq!(offsets, expected);
+    let whole_input_hints = one
+        .lines()
+        .filter(|line| line.starts_with("  hint: the whole input is valid CESU-8"))
+        .count();
+    assert_eq!(whole_input_hints, 1);
+}
+
 #[test]
 fn every_kernel_gives_the_same_report() {
     let dir = tempfile::tempdir().unwrap();
