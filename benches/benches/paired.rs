@@ -76,7 +76,9 @@ use utf8guard::{par, Decoded, Dialect, Kernel, Policy, Status, StreamValidator, 
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
 use utf8guard_bench::paired::Comparison;
 use utf8guard_bench::runner::Runner;
-use utf8guard_bench::{assert_agrees, for_each_validator, Mode, Validator, Verdict, Visit};
+use utf8guard_bench::{
+    assert_agrees, for_each_validator, one_by_one, Mode, Validator, Verdict, Visit,
+};
 
 /// The implementations the report's headline compares (no forced kernel:
 /// the dispatched entry points stand for utf8guard).
@@ -141,9 +143,8 @@ impl Visit for OnStrings<'_, '_> {
         }
         let (v, strings) = (*v, self.strings);
         self.cmp.add(v.name(), move || {
-            strings
-                .iter()
-                .filter(|s| v.check(std::hint::black_box(s)) == Verdict::Valid)
+            one_by_one(strings)
+                .filter(|s| v.check(s) == Verdict::Valid)
                 .count() as u64
         });
     }
@@ -565,10 +566,10 @@ fn strings_by_size(r: &mut Runner) {
         if slices[0].len() >= 32 && is_x86_feature_detected!("avx2") {
             let strings = &slices;
             cmp.add("read only", move || {
-                strings.iter().fold(0, |acc, s| {
+                one_by_one(strings).fold(0, |acc, s| {
                     // SAFETY: AVX2 was detected; the string is at least 32
                     // bytes long.
-                    acc ^ u64::from(unsafe { read_avx2(std::hint::black_box(s)) })
+                    acc ^ u64::from(unsafe { read_avx2(s) })
                 })
             });
         }
@@ -952,12 +953,7 @@ fn count_valid<'a>(
     inputs: &'a [&'a [u8]],
     check: impl Fn(&[u8]) -> bool + 'a,
 ) -> impl FnMut() -> u64 + 'a {
-    move || {
-        inputs
-            .iter()
-            .filter(|s| check(std::hint::black_box(s)))
-            .count() as u64
-    }
+    move || one_by_one(inputs).filter(|s| check(s)).count() as u64
 }
 
 /// The scalar kernel against std, on one batch of inputs validated one by
