@@ -918,18 +918,20 @@ unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
 /// Inputs up to this long go through the block loop with vectors of at
 /// most 32 bytes (with AVX-512 only those with an error: valid ones are
 /// done by [`is_valid_straight`] with 64-byte vectors), and the straight
-/// check of narrower vectors goes up to it ([`straight_max`]).
+/// check of 16-byte vectors goes up to it ([`straight_max`]).
 const HALF_WIDTH_MAX: usize = 256;
 
 /// Inputs up to this long are checked straight through first
 /// ([`is_valid_straight`]): 1 KiB with 64-byte vectors, whose look-behind
-/// is shifted in, [`HALF_WIDTH_MAX`] with narrower ones, which load it.
-/// (With AVX2, going on to 1 KiB measured no faster; with AVX-512, text
-/// strings of 512 B and 1 KiB went from 1.13x and 1.20x the best peer to
-/// 1.33x and 1.29x: Sapphire Rapids, `strings/text/<n>` in the paired
-/// benchmark.)
+/// is shifted in, and with 32-byte ones, which load it; [`HALF_WIDTH_MAX`]
+/// with 16-byte ones. With AVX-512, text strings of 512 B and 1 KiB went
+/// from 1.13x and 1.20x the best peer to 1.33x and 1.29x (Sapphire Rapids,
+/// `strings/text/<n>` in the paired benchmark); with AVX2, from 0.99x and
+/// 1.05x to 1.23x and 1.29x (AMD EPYC Zen 5, where the blocks' loop, which
+/// tests each block for ASCII and for errors, was behind simdutf8 on
+/// them; on Sapphire Rapids the AVX2 kernel measured no faster either way).
 const fn straight_max<V: SimdU8>() -> usize {
-    if V::LANES == 64 {
+    if V::LANES >= 32 {
         ASCII_SCAN_MAX
     } else {
         HALF_WIDTH_MAX
@@ -1070,9 +1072,9 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: the caller guarantees the instruction set.
         return unsafe { validate_short::<V, LOADS, D>(bytes) };
     }
-    // Strings (up to 1 KiB with 64-byte vectors, 256 bytes with narrower
-    // ones): first one test for all their vectors; only on an error, the
-    // blocks below, which say where it is.
+    // Strings (up to 1 KiB with 32- and 64-byte vectors, 256 bytes with
+    // 16-byte ones): first one test for all their vectors; only on an
+    // error, the blocks below, which say where it is.
     // SAFETY: the caller guarantees the instruction set and `start`;
     // `len >= BLOCK`.
     if LOADS && len <= straight_max::<V>() && unsafe { is_valid_straight::<V, D>(bytes, start) } {
