@@ -30,6 +30,14 @@ fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
 }
 
+/// The report of the command run with `args` on `target`, which must be
+/// found invalid (exit status 1).
+fn invalid_report(args: &[&str], target: &Path) -> String {
+    let output = cmd().args(args).arg(target).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    stdout_of(&output)
+}
+
 /// Every error std finds when decoding goes on after each invalid sequence:
 /// (offset, length).
 fn std_errors(bytes: &[u8]) -> Vec<(u64, Option<u64>)> {
@@ -617,15 +625,7 @@ fn directories_are_walked_in_name_order_whatever_the_jobs() {
         expected.push((name, body));
     }
     expected.sort();
-    let run = |jobs: &str| {
-        let output = cmd()
-            .args(["--json", "--all", "--jobs", jobs])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(1));
-        stdout_of(&output)
-    };
+    let run = |jobs: &str| invalid_report(&["--json", "--all", "--jobs", jobs], dir.path());
     let one = run("1");
     assert_eq!(run("2"), one);
     assert_eq!(run("4"), one);
@@ -653,15 +653,7 @@ fn a_long_text_report_is_the_same_with_any_number_of_jobs() {
     // U+1F600 as a surrogate pair in CESU-8: six errors for strict UTF-8.
     let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
     fs::write(&path, &bytes).unwrap();
-    let run = |jobs: &str| {
-        let output = cmd()
-            .args(["--all", "-j", jobs])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(1));
-        stdout_of(&output)
-    };
+    let run = |jobs: &str| invalid_report(&["--all", "-j", jobs], &path);
     let one = run("1");
     assert_eq!(run("2"), one);
     assert_eq!(run("3"), one);
