@@ -698,9 +698,9 @@ impl Outcome {
     }
 
     /// The text report (as `render_text` makes it) handed to `write` a
-    /// piece at a time, in order, so that the report of an input with many errors (up
-    /// to a million with `--all`, some 400 MiB of text) is never held
-    /// whole. With more than one thread in the rayon pool (`--jobs`), the
+    /// piece at a time, in order, so that the report of an input with many
+    /// errors (up to a million with `--all`, some 400 MiB of text) is never
+    /// held whole. With more than one thread in the rayon pool (`--jobs`), the
     /// pieces of a round are made on all of them: `--all` on 200 MiB of
     /// Latin-1 text spends nearly all its time making the report. Stops,
     /// with `false`, as soon as `write` returns `false`.

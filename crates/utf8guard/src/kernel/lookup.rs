@@ -792,7 +792,7 @@ const HINTS_OFF: u8 = 2;
 /// hints slowed the kernels on 256 MiB beyond the caches, where the
 /// hardware prefetchers alone keep up: AVX-512 from 21.0 GB/s without them
 /// to 17.2 with them 2 KiB ahead (the read-only loop at 23.0), AVX2 from
-/// 19.8 to 17.7 (three runs in turns; 128 to 512 bytes ahead measured
+/// 19.8 to 17.7 (30 rounds in turns; 128 to 512 bytes ahead measured
 /// between the two). On Intel (Sapphire Rapids) they are what brings the
 /// kernels to the speed of reading ([`PREFETCH_DISTANCE`]). Asked once,
 /// for the first input long enough to be prefetched; one load after that.
