@@ -12,13 +12,18 @@
 //!
 //! ```text
 //! ASCII mode (between characters):
-//!     skip 64-byte chunks while the OR of their 8 words has no high bit
-//!     at a chunk that is not all ASCII: its first non-ASCII byte p, from a
-//!         64-bit mask of the chunk's high bits (no branch)
+//!     skip 128-byte pairs of chunks while the OR of their 16 words has no
+//!         high bit
+//!     at a pair that is not all ASCII: its first non-ASCII byte p, word by
+//!         word
 //!     an isolated character (the common case in English text): run the DFA
 //!         over the 4 bytes from p; if it ends between characters and the
-//!         chunk has no other non-ASCII byte, carry on after the chunk
+//!         16 bytes after them are ASCII, carry on in ASCII mode after the
+//!         4 bytes
 //!     otherwise: DFA mode after those 4 bytes, in the DFA's state there
+//!     (fewer than 147 bytes left: skip 64-byte chunks, then DFA mode from
+//!         the first non-ASCII byte, from a mask of the last chunk's high
+//!         bits)
 //! DFA mode:
 //!     between characters, skip a run of 3-byte or 4-byte characters, two
 //!         at a time with word operations (CJK text, emoji); after a run of
@@ -70,7 +75,8 @@ const MIN_BLOCK: usize = 32;
 const MAX_BLOCK: usize = 512;
 /// Blocks at least this long run as two interleaved chains.
 const TWO_CHAINS: usize = 256;
-/// ASCII bytes after a block that send the kernel back to ASCII mode.
+/// ASCII bytes after a block, or after an isolated character, that send
+/// the kernel back to (or keep it in) ASCII mode.
 const RESUME: usize = 16;
 /// How far after the offset of an `Err` the error can be: within the last
 /// block, which takes in the rest of the input when that is shorter than
@@ -112,6 +118,14 @@ fn ascii_chunks(bytes: &[u8]) -> usize {
         Some(chunk) if is_ascii_chunk(chunk) => skipped + CHUNK,
         _ => skipped,
     }
+}
+
+/// The number of bytes in the leading 128-byte pairs of chunks of `bytes`
+/// that are all ASCII.
+#[inline(always)]
+fn ascii_pairs(bytes: &[u8]) -> usize {
+    let (pairs, _) = bytes.as_chunks::<{ 2 * CHUNK }>();
+    pairs.iter().take_while(|pair| is_ascii_chunk(pair)).count() * 2 * CHUNK
 }
 
 /// Bit `i` set when byte `i` of the chunk is not ASCII.
@@ -229,44 +243,64 @@ fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     let mut block = MIN_BLOCK;
     loop {
         // ASCII mode: `pos` is between characters.
-        let skipped = ascii_chunks(&bytes[pos..]);
-        pos += skipped;
-        if skipped >= CHUNK {
-            block = MIN_BLOCK;
-        }
+        let ascii_start = pos;
+        pos += ascii_pairs(&bytes[pos..]);
         let mut state = SHIFT_ACCEPT;
-        if len - pos >= CHUNK {
-            let chunk: &[u8; CHUNK] = bytes[pos..pos + CHUNK].try_into().unwrap_or(&[0; CHUNK]);
-            let mask = non_ascii_mask(chunk);
-            // The first non-ASCII byte, or the last bytes of the chunk in
-            // which a character starting there would fit.
-            let first = (mask.trailing_zeros() as usize).min(CHUNK - ISOLATED);
+        if let Some(window) = bytes[pos..].first_chunk::<WINDOW>() {
+            // The pair at `pos` is not all ASCII (`ascii_pairs` stopped at
+            // it): its first non-ASCII byte, word by word. (A branch that is
+            // often mispredicted, but cheaper than a mask of the pair's
+            // high bits, as the tail below makes: there the instructions per
+            // character, not the mispredictions, measured as the cost. Were
+            // the pair all ASCII, skipping to byte 8 would still be right.)
+            let (pair, _) = window
+                .split_first_chunk::<PAIR>()
+                .unwrap_or((&[0; PAIR], &[]));
+            let (words, _) = pair.as_chunks::<8>();
+            let (word, high) = words
+                .iter()
+                .map(|w| u64::from_le_bytes(*w) & HIGH_BITS)
+                .enumerate()
+                .find(|&(_, high)| high != 0)
+                .unwrap_or((0, 0));
+            let first = 8 * word + (high.trailing_zeros() / 8) as usize;
             let after = first + ISOLATED;
-            state = shift_run(SHIFT_ACCEPT, &chunk[first..after]);
-            // `mask >> after`, with `after` up to 64.
-            let rest = (mask >> (after - 1)) >> 1;
-            if state == SHIFT_ACCEPT && rest == 0 {
-                // An isolated character: the rest of the chunk is ASCII.
-                pos += CHUNK;
+            state = shift_run(SHIFT_ACCEPT, &window[first..after]);
+            let next: &[u8; RESUME] = window[after..after + RESUME]
+                .try_into()
+                .unwrap_or(&[0x80; RESUME]);
+            if state == SHIFT_ACCEPT && is_ascii_chunk(next) {
+                // An isolated character: carry on in ASCII mode after it
+                // and the ASCII bytes that follow.
+                pos += after + RESUME;
                 continue;
             }
             if state == SHIFT_REJECT {
                 return Err(pos + first);
             }
+            // The window ends inside a character, or more text follows:
+            // DFA mode after it.
             pos += after;
         } else {
+            // Fewer than `WINDOW` bytes left.
+            pos += ascii_chunks(&bytes[pos..]);
             if pos == len {
                 return Ok(());
             }
             // The last bytes, as the input's last whole chunk (`len >= 64`),
-            // without the bytes before `pos`, already checked.
-            let base = len - CHUNK;
-            let chunk: &[u8; CHUNK] = bytes[base..].try_into().unwrap_or(&[0; CHUNK]);
+            // without the bytes before `pos`, already checked. (With 64
+            // bytes or more left, the chunk at `pos`, which is not all
+            // ASCII.)
+            let base = (len - CHUNK).min(pos);
+            let chunk: &[u8; CHUNK] = bytes[base..base + CHUNK].try_into().unwrap_or(&[0; CHUNK]);
             let mask = non_ascii_mask(chunk) >> (pos - base);
             if mask == 0 {
                 return Ok(());
             }
             pos += mask.trailing_zeros() as usize;
+        }
+        if pos - ascii_start >= CHUNK {
+            block = MIN_BLOCK;
         }
 
         // DFA mode: `pos` is a well-formed prefix, `state` the DFA's state
@@ -315,6 +349,12 @@ fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
+/// Bytes per ASCII test in [`validate_long`]'s ASCII mode: two chunks.
+const PAIR: usize = 2 * CHUNK;
+/// The window of [`validate_long`]'s ASCII mode: a pair of chunks, and
+/// after a character that starts at its end, the [`RESUME`] bytes that
+/// must be ASCII for the kernel to stay in ASCII mode.
+const WINDOW: usize = PAIR + ISOLATED + RESUME - 1;
 /// A run of wide characters this long sends DFA mode back to its first
 /// block size, to look for the next run soon after this one ends.
 const WIDE_RESET: usize = 64;
@@ -587,12 +627,14 @@ mod tests {
         }
     }
 
-    /// One character at every offset of the 64-byte chunk that follows
-    /// ASCII, alone or with a second one (or an error) at every offset
-    /// after it: the isolated-character path and every way out of it.
+    /// One character at every offset of the 128-byte pair of chunks that
+    /// follows ASCII, alone or with a second one (or an error) at every
+    /// offset of the window after it (the 4 bytes the DFA runs over, the 16
+    /// that must be ASCII) and some beyond: the isolated-character path and
+    /// every way out of it, near the end of the input too.
     #[test]
     #[cfg_attr(miri, ignore)] // see `step`
-    fn characters_at_every_offset_of_a_chunk() {
+    fn characters_at_every_offset_of_a_pair() {
         let chars: [&[u8]; 5] = [
             "é".as_bytes(),
             "€".as_bytes(),
@@ -600,15 +642,18 @@ mod tests {
             b"\xE2\x82",
             b"\xFF",
         ];
-        for prefix in [64, 65, 128 + 7] {
-            for first in (0..CHUNK).step_by(step()) {
+        for prefix in [64, 65, PAIR + 7] {
+            for first in (0..PAIR).step_by(step()) {
                 for c in chars {
-                    let mut input = std::vec![b'x'; prefix + 3 * CHUNK];
+                    let mut input = std::vec![b'x'; prefix + PAIR + WINDOW];
                     let at = prefix + first;
                     input[at..at + c.len()].copy_from_slice(c);
                     check(&input);
                     check(&input[..(at + c.len()).min(input.len())]);
-                    for second in (first + 1..CHUNK + 8).step_by(3 * step()) {
+                    check(&input[..at + WINDOW]);
+                    let seconds = (first + 1..first + ISOLATED + RESUME + 2)
+                        .chain((first + ISOLATED + RESUME + 2..first + PAIR).step_by(13));
+                    for second in seconds.step_by(step()) {
                         for d in ["ü".as_bytes(), b"\x80", b"\xF0\x9F\x98\x80"] {
                             let mut input = input.clone();
                             let at = prefix + second;
