@@ -1,0 +1,67 @@
+//! The floor of `utf8guard check` on a large file: a process that maps the
+//! file, faults its pages in and reads every byte once, split across as
+//! many threads as the command uses by default, and checks nothing.
+//! `scripts/bench-report` times it beside the command, whose time cannot
+//! go below it by much: the command does all of this and validates too.
+//!
+//! ```text
+//! read-floor FILE
+//! ```
+
+use std::process::ExitCode;
+
+use memmap2::{Advice, MmapOptions};
+
+fn main() -> ExitCode {
+    let Some(path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: read-floor FILE");
+        return ExitCode::from(2);
+    };
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("read-floor: {}: {e}", path.to_string_lossy());
+            return ExitCode::from(2);
+        }
+    };
+    // SAFETY: the mapping is only read, through the slice it derefs to;
+    // a file changed while mapped gives other bytes (or SIGBUS on
+    // truncation), which only makes this measurement meaningless.
+    let map = match unsafe { MmapOptions::new().map(&file) } {
+        Ok(map) => map,
+        Err(e) => {
+            eprintln!("read-floor: {}: {e}", path.to_string_lossy());
+            return ExitCode::from(2);
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let part = map.len().div_ceil(threads).next_multiple_of(4096).max(4096);
+    let map = &map;
+    // Each thread faults in its part (as the command does before it
+    // validates), then reads it.
+    let read = move |start: usize| -> u64 {
+        let len = part.min(map.len() - start);
+        let _ = map.advise_range(Advice::PopulateRead, start, len);
+        or_of_words(&map[start..start + len])
+    };
+    let any = std::thread::scope(|scope| {
+        let others: Vec<_> = (part..map.len())
+            .step_by(part)
+            .map(|start| scope.spawn(move || read(start)))
+            .collect();
+        let mine = if map.is_empty() { 0 } else { read(0) };
+        others
+            .into_iter()
+            .fold(mine, |acc, h| acc | h.join().unwrap_or(0))
+    });
+    std::hint::black_box(any);
+    ExitCode::SUCCESS
+}
+
+/// The OR of every 8-byte word of `bytes` and of its last bytes: every
+/// byte is loaded once.
+fn or_of_words(bytes: &[u8]) -> u64 {
+    let (words, rest) = bytes.as_chunks::<8>();
+    let acc = words.iter().fold(0, |acc, w| acc | u64::from_ne_bytes(*w));
+    rest.iter().fold(acc, |acc, &b| acc | u64::from(b))
+}
