@@ -18,8 +18,8 @@
 //!         word
 //!     an isolated character (the common case in English text): run the DFA
 //!         over the 4 bytes from p; if it ends between characters and the
-//!         16 bytes after them are ASCII, carry on in ASCII mode after the
-//!         4 bytes
+//!         16 bytes after them are ASCII, carry on in ASCII mode after those
+//!         20 bytes
 //!     otherwise: DFA mode after those 4 bytes, in the DFA's state there
 //!     (fewer than 147 bytes left: skip 64-byte chunks, then DFA mode from
 //!         the first non-ASCII byte, from a mask of the last chunk's high
@@ -248,11 +248,12 @@ fn validate_long(bytes: &[u8]) -> Result<(), usize> {
         let mut state = SHIFT_ACCEPT;
         if let Some(window) = bytes[pos..].first_chunk::<WINDOW>() {
             // The pair at `pos` is not all ASCII (`ascii_pairs` stopped at
-            // it): its first non-ASCII byte, word by word. (A branch that is
-            // often mispredicted, but cheaper than a mask of the pair's
-            // high bits, as the tail below makes: there the instructions per
-            // character, not the mispredictions, measured as the cost. Were
-            // the pair all ASCII, skipping to byte 8 would still be right.)
+            // it): its first non-ASCII byte, word by word. The loop's exit
+            // is often mispredicted, but the instructions per character, not
+            // the mispredictions, measured as the cost: masks of the pair's
+            // high bits (as the tail below makes for one chunk) cost more.
+            // (Were the pair all ASCII, skipping to byte 8 would still be
+            // right.)
             let (pair, _) = window
                 .split_first_chunk::<PAIR>()
                 .unwrap_or((&[0; PAIR], &[]));
