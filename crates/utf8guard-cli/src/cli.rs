@@ -277,7 +277,8 @@ pub struct CheckArgs {
     ///
     /// Reports still come in the order of the inputs. A file of 1 MiB or
     /// more is validated in parts on the N threads, unless N is 1, and a
-    /// text report of thousands of errors (--all) is written on them too.
+    /// report of thousands of errors (--all, text or --json) is written on
+    /// them too.
     /// [default: the number of logical CPUs]
     #[arg(
         short,

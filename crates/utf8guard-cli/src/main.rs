@@ -372,13 +372,7 @@ impl<'a> Printer<'a> {
             }
         }
         if self.mode == Mode::Json {
-            let mut json = String::new();
-            let encoding = match self.encoding {
-                Some(auto::Encoding::Auto) => Some(outcome.dialect),
-                named => named.and_then(auto::Encoding::named),
-            };
-            outcome.render_json(encoding, &mut json);
-            text = json.into_bytes();
+            return self.write_json(outcome);
         }
         if text.is_empty() {
             return true;
@@ -399,6 +393,25 @@ impl<'a> Printer<'a> {
         let mut result = Ok(());
         let (out, progress) = (&mut self.out, self.progress);
         outcome.render_text_in_pieces(self.limit, |piece| {
+            result = progress.suspend(|| out.write_all(piece));
+            result.is_ok()
+        });
+        if result.is_ok() && self.flush_each {
+            result = self.progress.suspend(|| self.out.flush());
+        }
+        self.check_write(result)
+    }
+
+    /// Writes the JSON line of `outcome` a piece at a time, as it is made
+    /// (see `Outcome::render_json_in_pieces`); `false` as `emit`.
+    fn write_json(&mut self, outcome: &Outcome) -> bool {
+        let encoding = match self.encoding {
+            Some(auto::Encoding::Auto) => Some(outcome.dialect),
+            named => named.and_then(auto::Encoding::named),
+        };
+        let mut result = Ok(());
+        let (out, progress) = (&mut self.out, self.progress);
+        outcome.render_json_in_pieces(encoding, |piece| {
             result = progress.suspend(|| out.write_all(piece));
             result.is_ok()
         });

@@ -710,31 +710,11 @@ impl Outcome {
         mut write: impl FnMut(&[u8]) -> bool,
     ) -> bool {
         if let Status::Invalid { findings, more } = &self.status {
-            let threads = rayon::current_num_threads().max(1);
-            let round = FINDINGS_PER_PIECE * threads;
-            // One buffer per piece of a round, kept from round to round:
-            // a new one for each piece cost a fresh mapping of memory, and
-            // its page faults, every time.
-            let mut pieces =
-                vec![Vec::new(); threads.min(findings.len().div_ceil(FINDINGS_PER_PIECE))];
-            for (r, in_round) in findings.chunks(round).enumerate() {
-                let first = r * round;
-                let used = &mut pieces[..in_round.len().div_ceil(FINDINGS_PER_PIECE)];
-                let render = |k: usize, (out, some): (&mut Vec<u8>, &[Finding])| {
-                    out.clear();
-                    self.render_findings(first + k * FINDINGS_PER_PIECE, some, out);
-                };
-                if used.len() > 1 {
-                    used.par_iter_mut()
-                        .zip(in_round.par_chunks(FINDINGS_PER_PIECE))
-                        .enumerate()
-                        .for_each(|(k, pair)| render(k, pair));
-                } else {
-                    render(0, (&mut used[0], in_round));
-                }
-                if !used.iter().all(|p| write(p)) {
-                    return false;
-                }
+            let render = |first: usize, some: &[Finding], out: &mut Vec<u8>| {
+                self.render_findings(first, some, out);
+            };
+            if !in_rounds(findings, render, &mut write) {
+                return false;
             }
             if let Some(line) = limit.more_line(*more) {
                 let mut out = self.name.clone();
@@ -799,16 +779,36 @@ impl Outcome {
     }
 
     /// The JSON object for this input, on one line (see `--help`), with the
-    /// `encoding` field when `encoding` is given (`--encoding`).
+    /// `encoding` field when `encoding` is given (`--encoding`). (The
+    /// command writes it as it is made: `render_json_in_pieces`.)
+    #[cfg(test)]
     pub fn render_json(&self, encoding: Option<Dialect>, out: &mut String) {
+        let mut bytes = Vec::new();
+        self.render_json_in_pieces(encoding, |piece| {
+            bytes.extend_from_slice(piece);
+            true
+        });
+        out.push_str(&String::from_utf8_lossy(&bytes));
+    }
+
+    /// The JSON object (as `render_json` makes it) handed to `write` a piece
+    /// at a time, in order, as the text report is: the line of an input
+    /// with a million errors (`--all`), some 500 MiB, is never held whole.
+    /// Stops, with `false`, as soon as `write` returns `false`.
+    pub fn render_json_in_pieces(
+        &self,
+        encoding: Option<Dialect>,
+        mut write: impl FnMut(&[u8]) -> bool,
+    ) -> bool {
+        let mut out = String::new();
         out.push('{');
-        json::push_key(out, "path", true);
-        json::push_str(out, &String::from_utf8_lossy(&self.name));
-        json::push_key(out, "path_exact", false);
+        json::push_key(&mut out, "path", true);
+        json::push_str(&mut out, &String::from_utf8_lossy(&self.name));
+        json::push_key(&mut out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
         if let Some(d) = encoding {
-            json::push_key(out, "encoding", false);
-            json::push_str(out, d.name());
+            json::push_key(&mut out, "encoding", false);
+            json::push_str(&mut out, d.name());
         }
         let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
             match &self.status {
@@ -817,17 +817,17 @@ impl Outcome {
                 Status::Failed(message) => ("error", &[], More::No, Some(message)),
             };
         if let Some(note) = &self.note {
-            json::push_key(out, "note", false);
-            json::push_str(out, note);
+            json::push_key(&mut out, "note", false);
+            json::push_str(&mut out, note);
         }
-        json::push_key(out, "status", false);
-        json::push_str(out, status);
-        json::push_key(out, "bytes", false);
+        json::push_key(&mut out, "status", false);
+        json::push_str(&mut out, status);
+        json::push_key(&mut out, "bytes", false);
         let _ = write!(out, "{}", self.bytes);
         if encoding == Some(Dialect::Corrected) {
-            json::push_key(out, "magic_number", false);
+            json::push_key(&mut out, "magic_number", false);
             out.push_str(if self.magic_number { "true" } else { "false" });
-            json::push_key(out, "reserved_run", false);
+            json::push_key(&mut out, "reserved_run", false);
             match self.reserved_run {
                 Some(at) => {
                     let _ = write!(out, "{at}");
@@ -835,9 +835,42 @@ impl Outcome {
                 None => out.push_str("null"),
             }
         }
-        json::push_key(out, "errors", false);
+        json::push_key(&mut out, "errors", false);
         out.push('[');
-        for (i, f) in findings.iter().enumerate() {
+        if !write(out.as_bytes()) {
+            return false;
+        }
+        let render = |first: usize, some: &[Finding], piece: &mut Vec<u8>| {
+            // The buffer is empty here (`in_rounds` clears it): a `String`
+            // over its allocation, and back.
+            let mut text = String::from_utf8(std::mem::take(piece)).unwrap_or_default();
+            self.render_json_findings(first, some, &mut text);
+            *piece = text.into_bytes();
+        };
+        if !in_rounds(findings, render, &mut write) {
+            return false;
+        }
+        out.clear();
+        out.push(']');
+        json::push_key(&mut out, "more_errors", false);
+        out.push_str(match more {
+            More::No => "false",
+            More::Yes => "true",
+            More::Unknown => "null",
+        });
+        json::push_key(&mut out, "error", false);
+        match error {
+            Some(message) => json::push_str(&mut out, message),
+            None => out.push_str("null"),
+        }
+        out.push_str("}\n");
+        write(out.as_bytes())
+    }
+
+    /// The JSON objects of `findings`, the errors of this input from its
+    /// `first`, each after a comma but the input's first.
+    fn render_json_findings(&self, first: usize, findings: &[Finding], out: &mut String) {
+        for (i, f) in (first..).zip(findings) {
             if i > 0 {
                 out.push(',');
             }
@@ -876,20 +909,48 @@ impl Outcome {
             json::push_str(out, &hex(&f.context));
             out.push('}');
         }
-        out.push(']');
-        json::push_key(out, "more_errors", false);
-        out.push_str(match more {
-            More::No => "false",
-            More::Yes => "true",
-            More::Unknown => "null",
-        });
-        json::push_key(out, "error", false);
-        match error {
-            Some(message) => json::push_str(out, message),
-            None => out.push_str("null"),
-        }
-        out.push_str("}\n");
     }
+}
+
+/// `findings` rendered by `render` (given the index of its first finding
+/// in the input's list, the findings, and a buffer to append to) and handed
+/// to `write` [`FINDINGS_PER_PIECE`] at a time, in order. With more than one
+/// thread in the rayon pool (`--jobs`), the pieces of a round are made on
+/// all of them. Stops, with `false`, as soon as `write` returns `false`.
+fn in_rounds(
+    findings: &[Finding],
+    render: impl Fn(usize, &[Finding], &mut Vec<u8>) + Sync,
+    write: &mut impl FnMut(&[u8]) -> bool,
+) -> bool {
+    if findings.is_empty() {
+        return true;
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let round = FINDINGS_PER_PIECE * threads;
+    // One buffer per piece of a round, kept from round to round: a new one
+    // for each piece cost a fresh mapping of memory, and its page faults,
+    // every time.
+    let mut pieces = vec![Vec::new(); threads.min(findings.len().div_ceil(FINDINGS_PER_PIECE))];
+    for (r, in_round) in findings.chunks(round).enumerate() {
+        let first = r * round;
+        let used = &mut pieces[..in_round.len().div_ceil(FINDINGS_PER_PIECE)];
+        let render = |k: usize, (out, some): (&mut Vec<u8>, &[Finding])| {
+            out.clear();
+            render(first + k * FINDINGS_PER_PIECE, some, out);
+        };
+        if used.len() > 1 {
+            used.par_iter_mut()
+                .zip(in_round.par_chunks(FINDINGS_PER_PIECE))
+                .enumerate()
+                .for_each(|(k, pair)| render(k, pair));
+        } else {
+            render(0, (&mut used[0], in_round));
+        }
+        if !used.iter().all(|p| write(p)) {
+            return false;
+        }
+    }
+    true
 }
 
 /// One hexdump line of the context, after the (decimal) offset of its
@@ -1090,5 +1151,42 @@ mod tests {
                 "\n"
             )
         );
+    }
+
+    /// The JSON line of an input with many errors is handed out in pieces
+    /// of at most `FINDINGS_PER_PIECE` errors, which make the same line.
+    #[test]
+    fn json_line_comes_in_pieces() {
+        let input = b"\xF0\x9F\x98";
+        let count = 2 * FINDINGS_PER_PIECE + 5;
+        let outcome = Outcome {
+            status: Status::Invalid {
+                findings: vec![first_finding(input); count],
+                more: More::No,
+            },
+            bytes: 3,
+            ..Outcome::named(Path::new("x"))
+        };
+        let mut pieces = Vec::new();
+        assert!(outcome.render_json_in_pieces(None, |piece| {
+            pieces.push(piece.to_vec());
+            true
+        }));
+        // The head, three pieces of errors, the tail.
+        assert_eq!(pieces.len(), 5);
+        let errors_in = |p: &[u8]| p.windows(9).filter(|w| w == b"\"offset\":").count();
+        let counts: Vec<usize> = pieces.iter().map(|p| errors_in(p)).collect();
+        assert_eq!(counts, [0, FINDINGS_PER_PIECE, FINDINGS_PER_PIECE, 5, 0]);
+        let mut whole = String::new();
+        outcome.render_json(None, &mut whole);
+        assert_eq!(pieces.concat(), whole.as_bytes());
+        assert!(whole.starts_with(r#"{"path":"x","#) && whole.ends_with("\"error\":null}\n"));
+        // A writer that fails stops the rendering at once.
+        let mut calls = 0;
+        assert!(!outcome.render_json_in_pieces(None, |_| {
+            calls += 1;
+            calls < 2
+        }));
+        assert_eq!(calls, 2);
     }
 }

@@ -676,6 +676,45 @@ fn a_long_text_report_is_the_same_with_any_number_of_jobs() {
     assert_eq!(whole_input_hints, 1);
 }
 
+/// `--all --json` on an input with more errors than a piece of its line
+/// holds (the line is written 2048 errors at a time, as the text report
+/// is): one valid JSON line, the same whatever the number of jobs, every
+/// error once and in order, where std finds it, and the hint that only
+/// the first error gets only on the first.
+#[test]
+fn a_long_json_line_is_the_same_with_any_number_of_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cesu8.txt");
+    let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
+    fs::write(&path, &bytes).unwrap();
+    let run = |jobs: &str| invalid_report(&["--all", "--json", "-j", jobs], &path);
+    let one = run("1");
+    assert_eq!(run("2"), one);
+    assert_eq!(run("3"), one);
+    let reports = json_lines(&one);
+    assert_eq!(reports.len(), 1);
+    let offsets: Vec<(u64, Option<u64>)> = json_errors(&reports[0])
+        .into_iter()
+        .map(|(at, len, _, _)| (at, len))
+        .collect();
+    assert_eq!(offsets.len(), 6 * 4100);
+    assert_eq!(offsets, std_errors(&bytes));
+    let hints: Vec<usize> = reports[0]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("the whole input is valid CESU-8"))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(hints, [0]);
+    assert_eq!(reports[0]["more_errors"], Value::Bool(false));
+}
+
 #[test]
 fn every_kernel_gives_the_same_report() {
     let dir = tempfile::tempdir().unwrap();
