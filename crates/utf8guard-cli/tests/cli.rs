@@ -641,6 +641,26 @@ fn directories_are_walked_in_name_order_whatever_the_jobs() {
     }
 }
 
+/// A file of 24 600 errors, more than one piece of a report holds: U+1F600
+/// as a surrogate pair in CESU-8 (six errors for strict UTF-8), 4100 times
+/// between ASCII. Also the directory that holds it, and its bytes.
+fn many_errors_file() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cesu8.txt");
+    let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
+    fs::write(&path, &bytes).unwrap();
+    (dir, path, bytes)
+}
+
+/// The report of `args` on `path` with 1, 2 and 3 jobs: the same each time.
+fn same_report_with_1_to_3_jobs(args: &[&str], path: &Path) -> String {
+    let run = |jobs: &str| invalid_report(&[args, &["-j", jobs]].concat(), path);
+    let one = run("1");
+    assert_eq!(run("2"), one);
+    assert_eq!(run("3"), one);
+    one
+}
+
 /// A text report of more errors than one piece of it holds (it is made and
 /// written a piece of 2048 errors at a time, the pieces of a round on all
 /// of `--jobs`' threads): the same whatever the number of jobs, every
@@ -648,15 +668,8 @@ fn directories_are_walked_in_name_order_whatever_the_jobs() {
 /// first error gets (here, that the input is valid CESU-8) only once.
 #[test]
 fn a_long_text_report_is_the_same_with_any_number_of_jobs() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cesu8.txt");
-    // U+1F600 as a surrogate pair in CESU-8: six errors for strict UTF-8.
-    let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
-    fs::write(&path, &bytes).unwrap();
-    let run = |jobs: &str| invalid_report(&["--all", "-j", jobs], &path);
-    let one = run("1");
-    assert_eq!(run("2"), one);
-    assert_eq!(run("3"), one);
+    let (_dir, path, bytes) = many_errors_file();
+    let one = same_report_with_1_to_3_jobs(&["--all"], &path);
     let prefix = format!("{}:", path.display());
     let offsets: Vec<u64> = one
         .lines()
@@ -683,14 +696,8 @@ fn a_long_text_report_is_the_same_with_any_number_of_jobs() {
 /// the first error gets only on the first.
 #[test]
 fn a_long_json_line_is_the_same_with_any_number_of_jobs() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cesu8.txt");
-    let bytes = b"x \xED\xA0\xBD\xED\xB8\x80 ".repeat(4100);
-    fs::write(&path, &bytes).unwrap();
-    let run = |jobs: &str| invalid_report(&["--all", "--json", "-j", jobs], &path);
-    let one = run("1");
-    assert_eq!(run("2"), one);
-    assert_eq!(run("3"), one);
+    let (_dir, path, bytes) = many_errors_file();
+    let one = same_report_with_1_to_3_jobs(&["--all", "--json"], &path);
     let reports = json_lines(&one);
     assert_eq!(reports.len(), 1);
     let offsets: Vec<(u64, Option<u64>)> = json_errors(&reports[0])
