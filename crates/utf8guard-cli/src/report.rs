@@ -793,7 +793,7 @@ impl Outcome {
 
     /// The JSON object (as `render_json` makes it) handed to `write` a piece
     /// at a time, in order, as the text report is: the line of an input
-    /// with a million errors (`--all`), some 500 MiB, is never held whole.
+    /// with a million errors (`--all`), some 400 MiB, is never held whole.
     /// Stops, with `false`, as soon as `write` returns `false`.
     pub fn render_json_in_pieces(
         &self,
