@@ -97,35 +97,24 @@ fn is_ascii_chunk<const N: usize>(chunk: &[u8; N]) -> bool {
     any & HIGH_BITS == 0
 }
 
-/// The number of bytes in the leading 64-byte chunks of `bytes` that are
-/// all ASCII. Two chunks per test while there are two, then, after a pair
-/// that is not all ASCII, its first chunk if that one is, without a branch
-/// (which of the two holds the first non-ASCII byte is a coin toss).
-#[inline(always)]
-fn ascii_chunks(bytes: &[u8]) -> usize {
-    let (pairs, _) = bytes.as_chunks::<{ 2 * CHUNK }>();
-    let mut skipped = 0;
-    for pair in pairs {
-        if !is_ascii_chunk(pair) {
-            let (first, _) = pair
-                .split_first_chunk::<CHUNK>()
-                .unwrap_or((&[0x80; CHUNK], &[]));
-            return skipped + CHUNK * usize::from(is_ascii_chunk(first));
-        }
-        skipped += 2 * CHUNK;
-    }
-    match bytes[skipped..].first_chunk::<CHUNK>() {
-        Some(chunk) if is_ascii_chunk(chunk) => skipped + CHUNK,
-        _ => skipped,
-    }
-}
-
 /// The number of bytes in the leading 128-byte pairs of chunks of `bytes`
 /// that are all ASCII.
 #[inline(always)]
 fn ascii_pairs(bytes: &[u8]) -> usize {
     let (pairs, _) = bytes.as_chunks::<{ 2 * CHUNK }>();
     pairs.iter().take_while(|pair| is_ascii_chunk(pair)).count() * 2 * CHUNK
+}
+
+/// The number of bytes in the leading 64-byte chunks of `bytes` that are
+/// all ASCII: the pairs of [`ascii_pairs`], then the chunk after them (the
+/// first half of a pair that is not all ASCII, or a last lone chunk).
+#[inline(always)]
+fn ascii_chunks(bytes: &[u8]) -> usize {
+    let skipped = ascii_pairs(bytes);
+    match bytes[skipped..].first_chunk::<CHUNK>() {
+        Some(chunk) if is_ascii_chunk(chunk) => skipped + CHUNK,
+        _ => skipped,
+    }
 }
 
 /// Bit `i` set when byte `i` of the chunk is not ASCII.
