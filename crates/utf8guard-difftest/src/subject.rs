@@ -296,6 +296,9 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
 /// - `<kernel>.validate` and `<kernel>.from_utf8` for each available kernel;
 /// - `avx2-shuffled.validate`, the AVX2 kernel's alternative look-behind
 ///   strategy, where AVX2 is available;
+/// - `avx512-without-vbmi.from_utf8`, the AVX-512 kernel's strict entry
+///   point for CPUs without AVX-512VBMI (which `avx512` does not run on a
+///   CPU that has it), where AVX-512 is available;
 /// - `validate`, `from_utf8` and `from_utf8_mut`, the dispatched API;
 /// - `StreamValidator`, fed the input in a random [`chunking`];
 /// - `from_utf8_lossy`, whose output must equal `String::from_utf8_lossy`'s;
@@ -366,6 +369,15 @@ pub fn utf8_subjects(only: Option<Kernel>) -> Vec<Subject> {
             match utf8guard::__bench::avx2_shuffled(b) {
                 Some(valid) => Answer::Verdict(valid),
                 None => Answer::Broken("AVX2 disappeared".into()),
+            }
+        }));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx512.is_available() && wanted(Kernel::Avx512) {
+        subjects.push(Subject::new("avx512-without-vbmi.from_utf8", |b, _| {
+            match utf8guard::__bench::avx512_without_vbmi(b) {
+                Some(result) => Answer::from_result(b, result),
+                None => Answer::Broken("AVX-512 disappeared".into()),
             }
         }));
     }

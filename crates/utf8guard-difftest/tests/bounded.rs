@@ -81,6 +81,10 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
     if cfg!(target_arch = "x86_64") && Kernel::from_name("avx2").is_some_and(|k| k.is_available()) {
         expected.push("avx2-shuffled.validate".into());
     }
+    if cfg!(target_arch = "x86_64") && Kernel::from_name("avx512").is_some_and(|k| k.is_available())
+    {
+        expected.push("avx512-without-vbmi.from_utf8".into());
+    }
     for api in [
         "validate",
         "from_utf8",

@@ -20,7 +20,15 @@ use crate::Kernel;
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_avx2, "avx2");
 #[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw");
+cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "bmi2");
+#[cfg(target_arch = "x86_64")]
+cpufeatures::new!(
+    cpuid_avx512_vbmi,
+    "avx512f",
+    "avx512bw",
+    "bmi2",
+    "avx512vbmi"
+);
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_sse42, "ssse3", "sse4.1", "sse4.2");
 
@@ -82,7 +90,7 @@ static ENTRY: AtomicPtr<()> = AtomicPtr::new(first_run as Entry as *mut ());
 fn entry(kernel: Kernel) -> Entry {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => kernel::avx512::validate,
+        Kernel::Avx512 => avx512_entry(),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => kernel::avx2::validate,
         #[cfg(target_arch = "x86_64")]
@@ -92,6 +100,18 @@ fn entry(kernel: Kernel) -> Entry {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Kernel::Simd128 => kernel::simd128::validate,
         Kernel::Scalar => kernel::scalar::validate,
+    }
+}
+
+/// The AVX-512 kernel's strict entry point: with `vpermb` where the CPU has
+/// AVX-512VBMI. The CPU must have what the kernel needs (AVX-512F and BW,
+/// BMI2).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512_entry() -> Entry {
+    if cpuid_avx512_vbmi::get() {
+        kernel::avx512::vbmi::validate
+    } else {
+        kernel::avx512::validate
     }
 }
 

@@ -228,7 +228,8 @@ pub enum Kernel {
     /// 256-bit vectors with AVX2 (x86_64).
     #[cfg(target_arch = "x86_64")]
     Avx2 = 3,
-    /// 512-bit vectors with AVX-512F and AVX-512BW (x86_64).
+    /// 512-bit vectors with AVX-512F, AVX-512BW and BMI2 (x86_64); with
+    /// AVX-512VBMI's byte permutes for strict UTF-8 where the CPU has them.
     #[cfg(target_arch = "x86_64")]
     Avx512 = 5,
     /// 128-bit vectors with NEON (aarch64).
@@ -361,7 +362,7 @@ impl Kernel {
             Kernel::Avx2 => unsafe { kernel::avx2::validate(bytes) },
             // SAFETY: availability was asserted above.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { kernel::avx512::validate(bytes) },
+            Kernel::Avx512 => unsafe { dispatch::avx512_entry()(bytes) },
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => kernel::neon::validate(bytes),
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -410,7 +411,7 @@ pub mod __bench {
     }
 
     /// The AVX-512 kernel with shuffles for the look-behind bytes. `None`
-    /// when the CPU lacks AVX-512F or AVX-512BW.
+    /// when the CPU cannot run the AVX-512 kernel.
     #[cfg(target_arch = "x86_64")]
     pub fn avx512_shuffled(bytes: &[u8]) -> Option<bool> {
         if crate::Kernel::Avx512.is_available() {
@@ -419,6 +420,25 @@ pub mod __bench {
         } else {
             None
         }
+    }
+
+    /// [`crate::from_utf8`] with the AVX-512 kernel's strict entry point for
+    /// CPUs without AVX-512VBMI (`vpshufb` for the nibble lookups), which
+    /// `Kernel::Avx512` does not run on a CPU that has VBMI: for the tests.
+    /// `None` when the CPU cannot run the AVX-512 kernel.
+    #[cfg(target_arch = "x86_64")]
+    pub fn avx512_without_vbmi(bytes: &[u8]) -> Option<Result<&str, crate::Utf8Error>> {
+        if !crate::Kernel::Avx512.is_available() {
+            return None;
+        }
+        // SAFETY: the AVX-512 kernel's features were just checked.
+        if let Err(offset) = unsafe { crate::kernel::avx512::validate(bytes) } {
+            if let Err(e) = crate::kernel::locate(bytes, offset) {
+                return Some(Err(e));
+            }
+        }
+        // SAFETY: validated by the kernel, or past its offset by the DFA.
+        Some(Ok(unsafe { core::str::from_utf8_unchecked(bytes) }))
     }
 
     /// Runs `f` with the vector kernels' prefetch hints forced on

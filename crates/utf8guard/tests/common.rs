@@ -117,6 +117,10 @@ pub fn check(bytes: &[u8]) {
             kernel.from_utf8(bytes),
         ));
     }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(result) = utf8guard::__bench::avx512_without_vbmi(bytes) {
+        results.push(("avx512 without VBMI", result.is_ok(), result));
+    }
     for (name, valid, result) in results {
         assert_eq!(valid, expected.is_ok(), "{name}: validate on {bytes:02X?}");
         match (&result, &expected) {

@@ -75,7 +75,9 @@
 //! an input that ends inside a sequence is caught by looking at its last
 //! three bytes. Inputs shorter than a block are checked a vector at a time
 //! in place, the last vector overlapping, with the widest vector type that
-//! fits in them (down to 16 bytes); only those shorter than 16 bytes (and
+//! fits in them (down to 16 bytes), or, by the AVX-512 kernel's strict
+//! entry point, whole in one masked load, which reads none of the lanes
+//! past the input's end and zeroes them; only those shorter than 16 bytes (and
 //! the tails of the shuffle strategy, which needs the vector before the
 //! tail) are copied into a zero-filled stack buffer with three bytes of
 //! look-behind (five for the 6-byte dialects), where a zero after an
@@ -308,12 +310,12 @@ fn lead_back<V: SimdU8>(t: &Tables<V>, p4: V, p3: V) -> V {
 /// lanes.
 #[inline(always)]
 fn check_vector<V: SimdU8, D: Spec>(t: &Tables<V>, input: V, behind: &Behind<V>) -> V {
-    let byte_1_high = behind.p1.high_nibbles().lookup(t.byte_1_high);
-    let byte_1_low = behind.p1.and(t.low_nibble_mask).lookup(t.byte_1_low);
-    let byte_2_high = input.high_nibbles().lookup(t.byte_2_high);
+    let byte_1_high = behind.p1.lookup_high(t.byte_1_high);
+    let byte_1_low = behind.p1.lookup_low(t.byte_1_low, t.low_nibble_mask);
+    let byte_2_high = input.lookup_high(t.byte_2_high);
     let mut special = byte_1_high.and(byte_1_low).and(byte_2_high);
     if D::RULES.byte_2_low.is_some() {
-        let byte_2_low = input.and(t.low_nibble_mask).lookup(t.byte_2_low);
+        let byte_2_low = input.lookup_low(t.byte_2_low, t.low_nibble_mask);
         special = special.and(byte_2_low);
     }
     let mut required = behind.p2.saturating_sub(t.third_byte);
@@ -1016,7 +1018,7 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
     bytes: &[u8],
 ) -> Result<(), usize> {
     // SAFETY: the caller guarantees the instruction set.
-    match unsafe { ascii_front::<V, D>(bytes) } {
+    match unsafe { ascii_front::<V, D>(bytes, BLOCK) } {
         None => Ok(()),
         // SAFETY: as above; `start` is what `ascii_front` returned.
         Some(start) => unsafe { validate_from::<V, LOADS, D>(bytes, start) },
@@ -1025,10 +1027,12 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
 
 /// The ASCII blocks a short input starts with, scanned before any table is
 /// made: `None` when the input is all ASCII (and, in a dialect without
-/// `00`, has none), else where [`validate_from`] takes over. Inputs of 64
-/// bytes to 1 KiB are scanned 64 bytes at a time; the others start at 0
-/// (the shorter ones have their own path, the longer the main loop's ASCII
-/// steps, which are faster on long runs: aligned, four blocks a test).
+/// `00`, has none), else where [`validate_from`] takes over. Inputs of
+/// `shortest` bytes (at least a block) to 1 KiB are scanned 64 bytes at a
+/// time; the others start at 0 (the shorter ones have their own path, the
+/// longer the main loop's ASCII steps, which are faster on long runs:
+/// aligned, four blocks a test). The strict entry points start above what
+/// `validate` tests inline ([`crate::small::SHORT`]).
 ///
 /// The scan loads at most 32 bytes at a time: a 64-byte load at an offset
 /// that is not a multiple of 64 spans two cache lines, which makes it
@@ -1038,9 +1042,13 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-pub(crate) unsafe fn ascii_front<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
+pub(crate) unsafe fn ascii_front<V: SimdU8, D: Spec>(
+    bytes: &[u8],
+    shortest: usize,
+) -> Option<usize> {
     let len = bytes.len();
-    if !(BLOCK..=ASCII_SCAN_MAX).contains(&len) {
+    debug_assert!(shortest >= BLOCK);
+    if !(shortest..=ASCII_SCAN_MAX).contains(&len) {
         return Some(0);
     }
     // SAFETY: the caller guarantees `V`'s instruction set, which implies
@@ -1056,8 +1064,8 @@ pub(crate) unsafe fn ascii_front<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usi
 }
 
 /// [`validate`] from `start`, where [`ascii_front`] left off: 0, or the
-/// offset of the first block of an input of 64 bytes to 1 KiB that is not
-/// all ASCII, every byte before it being ASCII.
+/// offset of the first block of an input of up to 1 KiB that is not all
+/// ASCII, every byte before it being ASCII.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `start` must be such an
@@ -1165,6 +1173,32 @@ unsafe fn is_valid_straight<V: SimdU8, D: Spec>(bytes: &[u8], start: usize) -> b
     // before `start` are ASCII and, in a dialect without `00`, not `00`
     // (what `ascii_front` found).
     unsafe { valid_in_place::<V, D>(&t, bytes, start) }
+}
+
+/// `true` when `input`, a whole input of at most `LANES` bytes followed by
+/// zeros ([`SimdU8::load_whole`]), is valid. The zeros after an input
+/// shorter than a vector end any sequence it leaves unfinished, which the
+/// checks then flag; for an input of exactly `LANES` bytes its last lanes
+/// are checked against the largest lead each may hold.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn valid_whole<V: SimdU8, D: Spec>(input: V) -> bool {
+    const { assert!(!D::NO_NUL && !matches!(D::PAIRS, Pairs::Required)) };
+    // SAFETY: the instruction set (caller).
+    let t = unsafe { Tables::<V>::new::<D>(true) };
+    let error = check_vector::<V, D>(&t, input, &Behind::shifted::<D>(input, t.fill));
+    let table = match D::MAX_LEN {
+        3 => &INCOMPLETE_MAX_3,
+        4 => &INCOMPLETE_MAX_4,
+        _ => &INCOMPLETE_MAX_6,
+    };
+    // SAFETY: the table is 128 bytes, and `64 - LANES + LANES <= 128`; the
+    // instruction set (caller).
+    let max = unsafe { V::load(table[BLOCK - V::LANES..].as_ptr()) };
+    !error.or(input.saturating_sub(max)).any()
 }
 
 /// `true` when `bytes[start..]` is valid: [`has_error_in_place`] finds no

@@ -47,6 +47,19 @@ pub(crate) trait SimdU8: Copy {
     /// valid for reads of 64 bytes.
     unsafe fn load_block(ptr: *const u8) -> Self::Block;
 
+    /// All of `bytes` in one vector, zeros after it, if it fits and this
+    /// type loads it without touching the bytes past its end (a masked
+    /// load); `None` otherwise, and always for types without masked loads.
+    ///
+    /// # Safety
+    /// The CPU must support this type's instruction set.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load_whole(bytes: &[u8]) -> Option<Self> {
+        let _ = bytes;
+        None
+    }
+
     fn or(self, other: Self) -> Self;
     fn and(self, other: Self) -> Self;
     fn xor(self, other: Self) -> Self;
@@ -93,6 +106,18 @@ pub(crate) trait SimdU8: Copy {
     fn high_nibbles(self) -> Self;
     /// Lane-wise table lookup: `table[self[i]]`, for indices below 16.
     fn lookup(self, table: Self) -> Self;
+    /// `table[self[i] >> 4]` in every lane, `table` made by
+    /// [`SimdU8::table`].
+    #[inline(always)]
+    fn lookup_high(self, table: Self) -> Self {
+        self.high_nibbles().lookup(table)
+    }
+    /// `table[self[i] & 15]` in every lane, `table` made by
+    /// [`SimdU8::table`]; `low_nibble_mask` holds `0F` in every lane.
+    #[inline(always)]
+    fn lookup_low(self, table: Self, low_nibble_mask: Self) -> Self {
+        self.and(low_nibble_mask).lookup(table)
+    }
     /// Lane-wise unsigned saturating subtraction.
     fn saturating_sub(self, other: Self) -> Self;
     /// The vector shifted by `N` (1 to 5) bytes towards higher lanes, with
@@ -194,6 +219,15 @@ pub(crate) unsafe fn check_operations<V: SimdU8>() {
             V::load(nibbles.as_ptr()).lookup(V::table(&table)),
             &looked_up
         ));
+        // The nibble lookups on every byte value.
+        let all: Vec<u8> = (0..=255).collect();
+        for bytes in all.chunks(n) {
+            let v = V::load(bytes.as_ptr());
+            let high: Vec<u8> = bytes.iter().map(|&x| table[usize::from(x >> 4)]).collect();
+            let low: Vec<u8> = bytes.iter().map(|&x| table[usize::from(x & 15)]).collect();
+            assert!(same(v.lookup_high(V::table(&table)), &high));
+            assert!(same(v.lookup_low(V::table(&table), V::splat(0x0F)), &low));
+        }
         assert!(V::splat(0x7F).is_ascii() && !V::splat(0x80).is_ascii());
         assert!(!V::splat(0).any() && V::splat(1).any());
     }
