@@ -27,11 +27,21 @@ pub struct Runner {
 
 impl Runner {
     /// The runner the process's arguments ask for; `target` names the
-    /// bench target in messages.
-    ///
-    /// # Panics
-    /// On an unknown option, or when the output file cannot be created.
+    /// bench target in messages. `--help` prints the usage and exits; an
+    /// unknown option, or an output file that cannot be created, is said on
+    /// stderr with the usage and exits with status 2.
     pub fn from_args(target: &str) -> Runner {
+        let usage = format!(
+            "usage: {target} [--out FILE] [FILTER...]\n  \
+             runs the comparisons whose group/label contains a FILTER (all without one),\n  \
+             but not those that contain what follows a FILTER starting with '!';\n  \
+             --out FILE also writes each outcome to FILE as a JSON line;\n  \
+             UTF8GUARD_BENCH_MODE=quick gives each comparison an eighth of the time"
+        );
+        let fail = |why: String| -> ! {
+            eprintln!("{target}: {why}\n{usage}");
+            std::process::exit(2)
+        };
         let mut filters = Vec::new();
         let mut out = None;
         let mut args = std::env::args().skip(1);
@@ -39,11 +49,18 @@ impl Runner {
             match arg.as_str() {
                 // What cargo bench passes to every bench target.
                 "--bench" => {}
-                "--out" => {
-                    let path = args.next().expect("--out needs a file");
-                    out = Some(File::create(&path).unwrap_or_else(|e| panic!("{path}: {e}")));
+                "--help" | "-h" => {
+                    println!("{usage}");
+                    std::process::exit(0);
                 }
-                flag if flag.starts_with("--") => panic!("{target}: unknown option {flag}"),
+                "--out" => {
+                    let path = args
+                        .next()
+                        .unwrap_or_else(|| fail("--out needs a file".into()));
+                    out =
+                        Some(File::create(&path).unwrap_or_else(|e| fail(format!("{path}: {e}"))));
+                }
+                flag if flag.starts_with("--") => fail(format!("unknown option {flag}")),
                 filter => filters.push(filter.to_string()),
             }
         }
