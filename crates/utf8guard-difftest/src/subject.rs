@@ -523,6 +523,19 @@ pub fn dialect_subjects(only: Option<Kernel>, dialect: Dialect) -> Vec<Subject> 
             .in_dialect(dialect),
         );
     }
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx512.is_available() && only.is_none_or(|o| o == Kernel::Avx512) {
+        subjects.push(
+            Subject::new(
+                format!("avx512-without-vbmi.check_dialect({dialect})"),
+                move |b, _| match utf8guard::__bench::avx512_dialect_without_vbmi(dialect, b) {
+                    Some(result) => Answer::Exact(result.map_err(|e| Found::from_error(&e))),
+                    None => Answer::Broken("AVX-512 disappeared".into()),
+                },
+            )
+            .in_dialect(dialect),
+        );
+    }
     subjects.extend(dispatched_dialect_subjects(dialect));
     subjects.push(
         Subject::new(

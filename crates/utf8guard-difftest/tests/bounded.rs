@@ -154,6 +154,11 @@ fn the_registry_holds_every_kernel_in_every_dialect() {
             expected.push(format!("{k}.check_dialect({d})"));
             expected.push(format!("{k}.validate_dialect({d})"));
         }
+        if cfg!(target_arch = "x86_64")
+            && Kernel::from_name("avx512").is_some_and(|k| k.is_available())
+        {
+            expected.push(format!("avx512-without-vbmi.check_dialect({d})"));
+        }
         for api in ["Dialect::check", "Dialect::validate", "Dialect::inspect"] {
             expected.push(format!("{api}({d})"));
         }

@@ -108,11 +108,19 @@ fn entry(kernel: Kernel) -> Entry {
 /// BMI2).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx512_entry() -> Entry {
-    if cpuid_avx512_vbmi::get() {
+    if has_avx512_vbmi() {
         kernel::avx512::vbmi::validate
     } else {
         kernel::avx512::validate
     }
+}
+
+/// `true` when the CPU has what the AVX-512 kernel's `vpermb` entry points
+/// need: the kernel's own features and AVX-512VBMI.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512_vbmi() -> bool {
+    cpuid_avx512_vbmi::get()
 }
 
 #[cold]

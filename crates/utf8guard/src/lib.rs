@@ -229,7 +229,8 @@ pub enum Kernel {
     #[cfg(target_arch = "x86_64")]
     Avx2 = 3,
     /// 512-bit vectors with AVX-512F, AVX-512BW and BMI2 (x86_64); with
-    /// AVX-512VBMI's byte permutes for strict UTF-8 where the CPU has them.
+    /// AVX-512VBMI's byte permutes where the CPU has them (for strict
+    /// UTF-8 and every dialect but WTF-8 and RFC 2279).
     #[cfg(target_arch = "x86_64")]
     Avx512 = 5,
     /// 128-bit vectors with NEON (aarch64).
@@ -439,6 +440,28 @@ pub mod __bench {
         }
         // SAFETY: validated by the kernel, or past its offset by the DFA.
         Some(Ok(unsafe { core::str::from_utf8_unchecked(bytes) }))
+    }
+
+    /// [`crate::Kernel::check_dialect`] with the AVX-512 kernel's entry
+    /// point that looks the nibbles up with `vpshufb`, which
+    /// `Kernel::Avx512` does not run on a CPU with AVX-512VBMI (except for
+    /// the dialects that measured faster with it): for the tests. `None`
+    /// when the CPU cannot run the AVX-512 kernel.
+    #[cfg(target_arch = "x86_64")]
+    pub fn avx512_dialect_without_vbmi(
+        dialect: crate::Dialect,
+        bytes: &[u8],
+    ) -> Option<Result<(), crate::Utf8Error>> {
+        if dialect == crate::Dialect::Utf8 {
+            return avx512_without_vbmi(bytes).map(|r| r.map(drop));
+        }
+        if !crate::Kernel::Avx512.is_available() {
+            return None;
+        }
+        let run = crate::kernel::avx512_vpshufb_dialect_fn(dialect);
+        // SAFETY: the AVX-512 kernel's features were just checked; they are
+        // what its `vpshufb` entry points need.
+        Some(unsafe { crate::kernel::check_dialect_with(run, dialect, bytes, true) }.1)
     }
 
     /// Runs `f` with the vector kernels' prefetch hints forced on

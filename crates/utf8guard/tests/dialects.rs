@@ -35,6 +35,16 @@ fn check_kernels(dialect: Dialect, bytes: &[u8]) -> Checked {
             .map_err(|e| (e.valid_up_to(), e.error_len(), e.kind()));
         assert_eq!(got, expected, "{dialect} on {kernel}: {bytes:02X?}");
     }
+    // On a CPU with AVX-512VBMI, `Kernel::Avx512` runs most dialects with
+    // `vpermb`; the entry points with `vpshufb` are checked here too.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(got) = utf8guard::__bench::avx512_dialect_without_vbmi(dialect, bytes) {
+        let got = got.map_err(|e| (e.valid_up_to(), e.error_len(), e.kind()));
+        assert_eq!(
+            got, expected,
+            "{dialect} on avx512 without VBMI: {bytes:02X?}"
+        );
+    }
     Checked(expected)
 }
 

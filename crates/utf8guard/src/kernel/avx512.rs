@@ -1,8 +1,9 @@
 //! The AVX-512 kernel: the lookup algorithm on 512-bit vectors (AVX-512F
 //! and AVX-512BW for the byte operations, BMI2 for the mask of a short
 //! input). One vector is a whole block. On a CPU with AVX-512VBMI as well,
-//! the strict entry points ([`vbmi`]) look the nibbles up with `vpermb`,
-//! which needs no mask of the index.
+//! the entry points of [`vbmi`] look the nibbles up with `vpermb`, which
+//! needs no mask of the index: strict UTF-8's, and those of the dialects
+//! whose `Spec::VPERMB` says so.
 
 use core::arch::x86_64::*;
 
@@ -231,18 +232,29 @@ strict_entry_points!(
     "AVX-512F, AVX-512BW and BMI2"
 );
 
-/// The strict entry points with `vpermb` for the nibble lookups: three
-/// `and`s fewer per vector. On the lipsum files in cache, non-ASCII text
-/// was checked 1.14-1.24x faster than with `vpshufb` (Zen 5, `lipsum/<file>`
-/// in the paired benchmark). The dialects keep `vpshufb`.
+/// The entry points with `vpermb` for the nibble lookups: three `and`s
+/// fewer per vector. On the lipsum files in cache, non-ASCII text was
+/// checked 1.14-1.24x faster than with `vpshufb` (Zen 5, `lipsum/<file>`
+/// in the paired benchmark).
 pub(crate) mod vbmi {
-    use super::{dialects, lookup, V512};
+    use super::{dialects, lookup, Spec, V512};
 
     strict_entry_points!(
         V512<true>,
         "avx512f,avx512bw,avx512vbmi,bmi2",
         "AVX-512F, AVX-512BW, AVX-512VBMI and BMI2"
     );
+
+    /// Validation of dialect `D` with AVX-512 and `vpermb` (see
+    /// [`lookup::validate`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
+    pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+        // SAFETY: this function's own contract.
+        unsafe { lookup::validate::<V512<true>, true, D>(bytes) }
+    }
 }
 
 /// The same with the shuffle strategy for the look-behind bytes, kept to

@@ -168,6 +168,10 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => avx2::validate_dialect::<S>,
         #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if <S as dialects::Spec>::VPERMB && crate::dispatch::has_avx512_vbmi() => {
+            avx512::vbmi::validate_dialect::<S>
+        }
+        #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => avx512::validate_dialect::<S>,
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => neon::validate_dialect::<S>,
@@ -310,8 +314,30 @@ pub(crate) unsafe fn check_dialect_part(
     bytes: &[u8],
     at_start: bool,
 ) -> (Inspection, Result<(), Utf8Error>) {
+    // SAFETY: the caller guarantees that the CPU supports `kernel`, which
+    // is what `dialect_fn`'s entry point needs.
+    unsafe { check_dialect_with(dialect_fn(kernel, dialect), dialect, bytes, at_start) }
+}
+
+/// The AVX-512 kernel's entry point for `dialect` with `vpshufb` for the
+/// nibble lookups, which [`dialect_fn`] does not choose on a CPU with
+/// AVX-512VBMI for most dialects: for the tests (`__bench`).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512_vpshufb_dialect_fn(dialect: Dialect) -> DialectFn {
+    dialects::for_each_spec!(dialect, |S| avx512::validate_dialect::<S> as DialectFn)
+}
+
+/// [`check_dialect_part`] with the kernel entry point `run` for `dialect`.
+///
+/// # Safety
+/// The CPU must support what `run` needs.
+pub(crate) unsafe fn check_dialect_with(
+    run: DialectFn,
+    dialect: Dialect,
+    bytes: &[u8],
+    at_start: bool,
+) -> (Inspection, Result<(), Utf8Error>) {
     let automaton = dialect.automaton();
-    let run = dialect_fn(kernel, dialect);
     let mut inspection = Inspection::default();
     let mut pos = 0;
     if let Some(magic) = automaton.grammar().magic.filter(|_| at_start) {
@@ -563,6 +589,16 @@ mod tests {
                 .map_err(|e| (e.valid_up_to(), e.error_len()));
             assert_eq!(got, expected, "{dialect} on {kernel}: {exact:02X?}");
             assert_eq!(kernel.validate_dialect(dialect, &exact), expected.is_ok());
+        }
+        // The AVX-512 entry points with `vpshufb`, which a CPU with
+        // AVX-512VBMI runs for only some dialects.
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::Avx512.is_available() {
+            let run = super::avx512_vpshufb_dialect_fn(dialect);
+            // SAFETY: the AVX-512 kernel's features were just checked.
+            let (_, got) = unsafe { super::check_dialect_with(run, dialect, &exact, true) };
+            let got = got.map_err(|e| (e.valid_up_to(), e.error_len()));
+            assert_eq!(got, expected, "{dialect} on avx512 (vpshufb): {exact:02X?}");
         }
     }
 
