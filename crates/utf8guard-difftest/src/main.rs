@@ -373,13 +373,22 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         );
     }
     println!();
+    // As wide as the longest subject's name (a dialect's name in it makes
+    // some longer than the 46 columns that fit the others).
+    let width = runner
+        .harness
+        .subject_counts()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0)
+        .max(46);
     println!(
-        "{:<46} {:>12} {:>16} {:>10}",
+        "{:<width$} {:>12} {:>16} {:>10}",
         "subject", "inputs", "bytes", ""
     );
     for (name, n) in runner.harness.subject_counts() {
         println!(
-            "{:<46} {:>12} {:>16} {:>10}",
+            "{:<width$} {:>12} {:>16} {:>10}",
             name,
             n.inputs,
             n.bytes,
