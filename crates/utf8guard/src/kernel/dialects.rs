@@ -158,8 +158,8 @@ pub(crate) trait Spec {
     /// with `vpermb` for the nibble lookups (`avx512::vbmi`). Against
     /// strict UTF-8 with `vpermb` on the same lipsum text, CESU-8, modified
     /// UTF-8, Unicode 3.1 and Corrected UTF-8 went from 0.73-0.93x its
-    /// throughput with `vpshufb` to 0.79-1.21x with `vpermb`; WTF-8 and RFC
-    /// 2279 went from 0.83-0.85x to 0.72-0.79x, and keep `vpshufb` (Zen 5,
+    /// throughput with `vpshufb` to 0.78-1.21x with `vpermb`; WTF-8 and RFC
+    /// 2279 went from 0.81-0.86x to 0.72-0.79x, and keep `vpshufb` (Zen 5,
     /// `dialects/<file>/avx512` in the paired benchmark). Read on x86_64
     /// only.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
