@@ -830,6 +830,19 @@ const RUN_CONVERSIONS: [(Dialect, Dialect, bool); 11] = [
     (Dialect::Rfc2279, Dialect::Cesu8, false),
 ];
 
+/// `transcode` of `input` with each policy: the reference's output or
+/// error exactly.
+fn both_policies_match_the_reference(from: Dialect, to: Dialect, input: &[u8]) {
+    for policy in [Policy::Strict, Policy::Replace] {
+        let (expected, _, _) = reference_counted(from, to, input, policy, false);
+        assert_eq!(
+            outcome(transcode(from, to, input, policy)),
+            expected,
+            "{from}->{to} {policy:?} {input:02X?}"
+        );
+    }
+}
+
 /// Runs of supplementary characters of every length up to 40, with each
 /// edge code point at each position, between everything that may come
 /// before and after them: the output (or the error) of both policies
@@ -848,14 +861,7 @@ fn runs_of_supplementary_characters() {
                     let after = &ends[(case / AROUND.len()) % ends.len()];
                     let cps = supplementary_run(n, pos, edge, case as u32);
                     let input = [before, &run_bytes(&cps, pairs), after].concat();
-                    for policy in [Policy::Strict, Policy::Replace] {
-                        let (expected, _, _) = reference_counted(from, to, &input, policy, false);
-                        assert_eq!(
-                            outcome(transcode(from, to, &input, policy)),
-                            expected,
-                            "{from}->{to} {policy:?} {input:02X?}"
-                        );
-                    }
+                    both_policies_match_the_reference(from, to, &input);
                 }
             }
         }
@@ -1008,5 +1014,82 @@ fn changes_at_the_ends_of_the_copy_pieces() {
             &[300, 900],
             600,
         );
+    }
+}
+
+/// Corrected UTF-8's 4-byte values around the ends of the two-a-step loop
+/// between it and UTF-8's layout: U+10000..U+1109F are 3 bytes long in
+/// Corrected UTF-8, U+110A0 its first 4-byte value (`F0 80 80 80`), and
+/// its 4-byte values go on past U+10FFFF (`F0 BF BF BF` is U+21109F),
+/// which the other dialects but RFC 2279 cannot hold, nor RFC 2279 past
+/// U+1FFFFF.
+const CORRECTED_EDGES: [u32; 14] = [
+    0x1_0000, 0x1_109F, 0x1_10A0, 0x1_10A1, 0x1_10DF, 0x1_10E0, 0x1_1FFF, 0x1_F600, 0x10_FFFF,
+    0x11_0000, 0x1F_FFFF, 0x20_0000, 0x21_109F, 0x21_10A0,
+];
+
+/// The pairs of dialects between which 4-byte forms keep their length.
+const CORRECTED_FOURS: [(Dialect, Dialect); 8] = [
+    (Dialect::Utf8, Dialect::Corrected),
+    (Dialect::Unicode31, Dialect::Corrected),
+    (Dialect::Wtf8, Dialect::Corrected),
+    (Dialect::Rfc2279, Dialect::Corrected),
+    (Dialect::Corrected, Dialect::Utf8),
+    (Dialect::Corrected, Dialect::Unicode31),
+    (Dialect::Corrected, Dialect::Wtf8),
+    (Dialect::Corrected, Dialect::Rfc2279),
+];
+
+/// Runs of 4-byte forms of every length up to 24 between Corrected UTF-8
+/// and the dialects that write UTF-8's, with each edge at each position
+/// (the others pseudo-random, so that every bit field takes borrows and
+/// carries), between everything that may come before and after them: the
+/// output (or the error) of both policies exactly as the reference's.
+#[test]
+fn runs_of_four_byte_forms_to_and_from_corrected() {
+    // Exact bytes: U+1F600 is Corrected UTF-8's 0xE560.
+    let two = "😀😀".as_bytes();
+    let corrected = b"\xF0\x8E\x95\xA0\xF0\x8E\x95\xA0";
+    let ours = transcode(Dialect::Utf8, Dialect::Corrected, two, Policy::Strict);
+    assert_eq!(ours.as_deref(), Ok(&corrected[..]));
+    let back = transcode(Dialect::Corrected, Dialect::Utf8, corrected, Policy::Strict);
+    assert_eq!(back.as_deref(), Ok(two));
+    let ends = ends();
+    let mut case = 0usize;
+    for (from, to) in CORRECTED_FOURS {
+        for n in 0..=24 {
+            for pos in 0..n.max(1) {
+                for &edge in &CORRECTED_EDGES {
+                    case += 1;
+                    let before = AROUND[case % AROUND.len()];
+                    let after = &ends[(case / AROUND.len()) % ends.len()];
+                    let mut state = (case as u32).wrapping_mul(0x9E37_79B9) | 1;
+                    let input: Vec<u8> = (0..n)
+                        .flat_map(|k| {
+                            state ^= state << 13;
+                            state ^= state >> 17;
+                            state ^= state << 5;
+                            let cp = if k == pos {
+                                edge
+                            } else {
+                                0x1_10A0 + state % (0x11_0000 - 0x1_10A0)
+                            };
+                            let form = if from == Dialect::Corrected {
+                                Dialect::Corrected
+                            } else {
+                                Dialect::Rfc2279
+                            };
+                            form.encode(cp).unwrap().to_vec()
+                        })
+                        .collect();
+                    let input = [before, &input, after].concat();
+                    both_policies_match_the_reference(from, to, &input);
+                    if case.is_multiple_of(16) {
+                        let len = input.len();
+                        check(from, to, &input, &[len / 3, len / 2 + 1], 13);
+                    }
+                }
+            }
+        }
     }
 }

@@ -286,6 +286,55 @@ fn pair_of_four(x: u32) -> u64 {
     0x80B0_ED80_A0ED | u << 8 | ((b & 0x0F) << 2 | c >> 4) << 16 | (c & 0x0F) << 32 | d << 40
 }
 
+/// Two 4-byte sequences, bit fields one to a byte: the lead's (3 bits) in
+/// the highest byte of each half, the first sequence in the high half (the
+/// bytes of [`corrected_fours`]'s word swapped).
+const FOUR_FIELDS: u64 = 0x073F_3F3F_073F_3F3F;
+
+/// Corrected UTF-8's offset of 4-byte values, `0x1_10A0`, laid out the
+/// same way (fields `0`, `0x11`, `0x02`, `0x20`), for both halves.
+const FOUR_OFFSET: u64 = 0x0011_0220_0011_0220;
+
+/// U+10FFFF laid out the same way (one half).
+const FOUR_MAX: u32 = 0x040F_3F3F;
+
+/// The two 4-byte sequences of `x` (its 8 bytes, first byte lowest; each
+/// `F0..F7 80..BF 80..BF 80..BF`), from UTF-8's layout of a code point
+/// into Corrected UTF-8 (`to`) or back, with each bit field one to a byte
+/// so that the offset moves every field at once, a borrow or a carry
+/// going from a field to the next through the byte's top bits. `None`
+/// (the careful path takes it) when either changes length, a code point
+/// below U+110A0 going into Corrected UTF-8 (3 bytes there), or ends above
+/// U+10FFFF coming out of it. RFC 2279's 4-byte forms beyond U+10FFFF, up
+/// to U+1FFFFF, are 4-byte Corrected values, which this writes as the
+/// careful path does.
+#[inline(always)]
+fn corrected_fours(x: u64, to: bool) -> Option<u64> {
+    let fields = x.swap_bytes() & FOUR_FIELDS;
+    let moved = if to {
+        // A field below the offset's borrows from the one above it: its
+        // byte wraps, and its low 6 bits are the field's new value. A code
+        // point below the offset takes the borrow into its lead's byte,
+        // whose top bit it sets.
+        let moved = fields.wrapping_sub(FOUR_OFFSET);
+        if moved & 0x8000_0000_8000_0000 != 0 {
+            return None;
+        }
+        moved
+    } else {
+        // The top bits of the three lower fields' bytes set, so that a sum
+        // of 64 or more carries into the byte above; the lead's sum (at
+        // most 8) stays in its byte.
+        let moved = (fields | 0x00C0_C0C0_00C0_C0C0).wrapping_add(FOUR_OFFSET);
+        let above_max = |half: u32| half & 0xFF3F_3F3F > FOUR_MAX;
+        if above_max((moved >> 32) as u32) || above_max(moved as u32) {
+            return None;
+        }
+        moved
+    };
+    Some((moved & FOUR_FIELDS | 0xF080_8080_F080_8080).swap_bytes())
+}
+
 /// A run of items of the same shape that all change, from `src[i..]` into
 /// `dst[w..]`: sequences of `L` bytes (2, 3 or 4; 6 for a surrogate pair),
 /// without the general loop's dispatch on the lead byte. Stops before the
@@ -336,6 +385,26 @@ fn run<const F: u8, const T: u8, const L: usize>(
             dst[w + 6..w + 14].copy_from_slice(&pair_of_four(second).to_le_bytes());
             i += 8;
             w += 12;
+        }
+    }
+    // Four-byte sequences between Corrected UTF-8 and a dialect that
+    // writes UTF-8's (emoji, the supplementary planes' CJK): two a step
+    // while both stay 4 bytes long and within U+10FFFF.
+    let utf8_fours = |d: u8| matches!(d, code::UTF8 | code::UNICODE31 | code::WTF8 | code::RFC2279);
+    if L == 4
+        && ((F == code::CORRECTED && utf8_fours(T)) || (T == code::CORRECTED && utf8_fours(F)))
+    {
+        while let (Some(chunk), true) = (src.get(i..i + 8), dst.len() - w >= STEP_ROOM) {
+            let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            if x & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
+                break;
+            }
+            let Some(word) = corrected_fours(x, T == code::CORRECTED) else {
+                break;
+            };
+            dst[w..w + 8].copy_from_slice(&word.to_le_bytes());
+            i += 8;
+            w += 8;
         }
     }
     // Two-byte sequences between UTF-8 and Corrected UTF-8 (Cyrillic,
