@@ -53,8 +53,10 @@
 //!   half in two threads, and reading on two threads; `par::validate` with
 //!   the hints forced on and off too.
 //! - `file-200MiB`: a file in the page cache validated the ways a command
-//!   could read it: mapped, or read with `pread` into 1 MiB buffers, on two
-//!   threads and on one; and `pread` alone (what `dd bs=1M` costs).
+//!   could read it: mapped (its pages faulted in as read, or up front), or
+//!   read with `pread` into 1 MiB buffers, on two threads and on one; and
+//!   `pread` alone (what `dd bs=1M` costs). Also `file-200MiB/written-4KiB`,
+//!   the same file written 4 KiB at a time.
 //! - `scalar-vs-std/<class>/<input>`: the portable kernel (what targets
 //!   without a vector kernel run), forced with `Kernel::Scalar`, against std
 //!   on every class of input: `lipsum/<script>`, `corpora/<file>` (the
@@ -871,21 +873,37 @@ fn pread_valid(file: &std::fs::File, start: u64, end: u64, piece: usize) -> bool
 }
 
 /// A 200 MiB file in the page cache, validated whole the ways a command
-/// could read it: mapped (its pages faulted in up front, by two threads
-/// or one) and validated by `par::validate` or `validate`, or read with
-/// `pread` in 1 MiB pieces (on two threads, each its half, or one); beside
-/// them, `pread` alone, what `dd bs=1M` does.
+/// could read it: mapped, its pages faulted in as they are read (what the
+/// command does with two threads) or up front, by two threads or one, and
+/// validated by `par::validate` or `validate`; or read with `pread` in 1
+/// MiB pieces (on two threads, each its half, or one); beside them,
+/// `pread` alone, what `dd bs=1M` does. Twice: `file-200MiB/` written in
+/// one piece, and `file-200MiB/written-4KiB` written 4 KiB at a time (on
+/// Linux the page cache may then hold it in 4 KiB folios, where in one
+/// piece it takes folios of up to 2 MiB, which a fault maps whole).
 #[cfg(unix)]
 fn file_in_page_cache(r: &mut Runner) {
-    use memmap2::{Advice, Mmap, MmapOptions};
-    use std::os::unix::fs::FileExt;
-    if !r.wanted("file-200MiB/") {
-        return;
+    for (label, piece) in [("", None), ("written-4KiB", Some(4096))] {
+        if r.wanted(&format!("file-200MiB/{label}")) {
+            file_in_page_cache_written(r, label, piece);
+        }
     }
+}
+
+/// [`file_in_page_cache`] of a file written in pieces of `piece` bytes
+/// (in one piece for `None`).
+#[cfg(unix)]
+fn file_in_page_cache_written(r: &mut Runner, label: &str, piece: Option<usize>) {
+    use memmap2::{Advice, Mmap, MmapOptions};
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
     let path = std::env::temp_dir().join(format!("utf8guard-paired-{}.txt", std::process::id()));
     let text = repeated(&ingest_text(), 200 << 20);
-    std::fs::write(&path, &text).expect("writing the file");
-    drop(text);
+    let mut out = std::fs::File::create(&path).expect("creating the file");
+    for part in text.chunks(piece.unwrap_or(text.len())) {
+        out.write_all(part).expect("writing the file");
+    }
+    drop((out, text));
     let file = std::fs::File::open(&path).expect("opening the file");
     let len = file.metadata().expect("its size").len();
     // The two halves of the file, cut at a character boundary.
@@ -897,6 +915,10 @@ fn file_in_page_cache(r: &mut Runner) {
     };
     let file = &file;
     let map = |populate_threads: usize| -> Mmap {
+        if populate_threads == 0 {
+            // SAFETY: as below.
+            return unsafe { MmapOptions::new().map(file) }.expect("mapping");
+        }
         if populate_threads == 1 {
             // SAFETY: the file is this benchmark's own, and nothing writes
             // it while it is mapped.
@@ -912,7 +934,10 @@ fn file_in_page_cache(r: &mut Runner) {
         map
     };
     assert!(utf8guard::validate(&map(1)) && pread_valid(file, 0, len, 1 << 20));
-    let mut cmp = Comparison::new("file-200MiB", "", len);
+    let mut cmp = Comparison::new("file-200MiB", label, len);
+    cmp.add("map, par::validate (faults as read)", move || {
+        u64::from(par::validate(&map(0)))
+    });
     cmp.add("map, populate on 2 threads, par::validate", move || {
         u64::from(par::validate(&map(2)))
     });

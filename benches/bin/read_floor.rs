@@ -1,6 +1,7 @@
 //! The floor of `utf8guard check` on a large file: a process that maps the
-//! file, faults its pages in and reads every byte once, split across as
-//! many threads as the command uses by default, and checks nothing.
+//! file and reads every byte once (its pages faulted in as they are read),
+//! split across as many threads as the command uses by default, and checks
+//! nothing.
 //! `scripts/bench-report` times it beside the command, whose time cannot
 //! go below it by much: the command does all of this and validates too.
 //!
@@ -10,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use memmap2::{Advice, MmapOptions};
+use memmap2::MmapOptions;
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args_os().nth(1) else {
@@ -37,11 +38,10 @@ fn main() -> ExitCode {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let part = map.len().div_ceil(threads).next_multiple_of(4096).max(4096);
     let map = &map;
-    // Each thread faults in its part (as the command does before it
-    // validates), then reads it.
+    // Each thread reads its part, faulting its pages in as it goes (as the
+    // command's threads do).
     let read = move |start: usize| -> u64 {
         let len = part.min(map.len() - start);
-        let _ = map.advise_range(Advice::PopulateRead, start, len);
         or_of_words(&map[start..start + len])
     };
     let any = std::thread::scope(|scope| {
