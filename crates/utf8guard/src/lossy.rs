@@ -74,7 +74,7 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
     loop {
         // The kernel validated `bytes[at..flagged]` up to, possibly, an
         // unfinished character in its last 3 bytes.
-        let start = at + character_start(&bytes[at..], flagged - at);
+        let start = at + crate::kernel::character_start(&bytes[at..], flagged - at);
         push_valid(out, &bytes[at..start]);
         at = decode_replacing(out, bytes, start);
         if at == bytes.len() {
@@ -88,23 +88,6 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
             Err(offset) => flagged = at + offset,
         }
     }
-}
-
-/// The start of the character that the kernel's `offset` may be inside:
-/// `offset` itself, or the lead byte at most 3 bytes before it. (The same
-/// backing up as the crate's error location.)
-fn character_start(bytes: &[u8], offset: usize) -> usize {
-    let offset = offset.min(bytes.len());
-    for back in 1..=offset.min(3) {
-        let byte = bytes[offset - back];
-        if byte >= 0xC0 {
-            return offset - back;
-        }
-        if byte < 0x80 {
-            break;
-        }
-    }
-    offset
 }
 
 /// Decodes `bytes` from `i`, a character start, into `out`, with one

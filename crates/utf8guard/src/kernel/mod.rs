@@ -172,6 +172,12 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
             avx512::vbmi::validate_dialect::<S>
         }
         #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512
+            if <S as dialects::Spec>::UTF8_FIRST && crate::dispatch::has_avx512_vbmi() =>
+        {
+            avx512::vbmi::validate_dialect_utf8_first::<S>
+        }
+        #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => avx512::validate_dialect::<S>,
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => neon::validate_dialect::<S>,
@@ -377,6 +383,28 @@ pub(crate) unsafe fn check_dialect_with(
 /// a time), or in a sequence that ends there.
 const FLAGGED_SPAN: usize = 2 * 64 + 8;
 
+/// Where the character that a strict UTF-8 kernel's `Err(offset)` may be
+/// inside starts: the bytes before `offset` (taken as at most
+/// `bytes.len()`) are well formed but for an unfinished character in their
+/// last 3 bytes, so the nearest lead byte among those, reached over
+/// continuation bytes only, or else `offset` itself. Every byte before it
+/// is well-formed UTF-8 and ends a character.
+pub(crate) fn character_start(bytes: &[u8], offset: usize) -> usize {
+    let offset = offset.min(bytes.len());
+    for back in 1..=offset.min(3) {
+        let byte = bytes[offset - back];
+        if byte >= 0xC0 {
+            // A lead byte: a character starts here.
+            return offset - back;
+        }
+        if byte < 0x80 {
+            // ASCII: the character after it starts at `offset`.
+            break;
+        }
+    }
+    offset
+}
+
 /// Find the exact first error of `bytes`, given a kernel's `Err(offset)`.
 ///
 /// Backs up from `offset` to the start of the character it may be inside
@@ -388,19 +416,7 @@ const FLAGGED_SPAN: usize = 2 * 64 + 8;
 /// start were checked by the kernel and the rest by the DFA.
 pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
     let offset = offset.min(bytes.len());
-    let mut start = offset;
-    for back in 1..=offset.min(3) {
-        let byte = bytes[offset - back];
-        if byte >= 0xC0 {
-            // A lead byte: a character starts here.
-            start = offset - back;
-            break;
-        }
-        if byte < 0x80 {
-            // ASCII: the character after it starts at `offset`.
-            break;
-        }
-    }
+    let start = character_start(bytes, offset);
     match utf8guard_dfa::validate(&bytes[start..]) {
         Ok(()) => Ok(()),
         Err(invalid) => Err(Utf8Error::from_dfa(start, invalid)),
@@ -636,6 +652,56 @@ mod tests {
                     check_all_kernels_dialect(dialect, &bad);
                     bad[len - 1] = 0x00;
                     check_all_kernels_dialect(dialect, &bad);
+                }
+            }
+        }
+    }
+
+    /// Every kernel's entry point for each dialect names the block of an
+    /// error that follows a long well-formed prefix (its `Err(offset)` is
+    /// at most [`super::FLAGGED_SPAN`] bytes before the error), also where
+    /// the prefix holds the dialect's own forms, after which the entry
+    /// points that check strict UTF-8 first (`Spec::UTF8_FIRST`) go on
+    /// with the dialect's check: the offset is the input's, not the part's.
+    #[test]
+    fn dialect_entry_points_name_the_block_of_the_error() {
+        use crate::Dialect;
+        for &dialect in Dialect::ALL {
+            let encode = |cps: &[u32]| -> Vec<u8> {
+                cps.iter()
+                    .filter_map(|&cp| dialect.encode(cp).ok())
+                    .flat_map(|e| e.to_vec())
+                    .collect()
+            };
+            let text = encode(&[0xE9, 0x20AC, 0x61, 0x1_F600, 0x62]);
+            // A lone surrogate, a 5-byte form: where the dialect has them.
+            let own = encode(&[0xD800, 0x61, 0x20_0000, 0x63]);
+            let cases: &[(usize, usize)] = if cfg!(miri) {
+                &[(0, 200), (50, 70)]
+            } else {
+                &[(0, 200), (100, 1000), (1500, 3000), (50, 70)]
+            };
+            for &(prefix_at, len) in cases {
+                let mut input = Vec::new();
+                while input.len() < len {
+                    if input.len() >= prefix_at && input.len() < prefix_at + text.len() {
+                        input.extend_from_slice(&own);
+                    }
+                    input.extend_from_slice(&text);
+                }
+                let at = input.len();
+                input.extend_from_slice(b"\x80");
+                input.extend_from_slice(&text);
+                let expected = dialect.automaton().validate(&input).unwrap_err();
+                assert_eq!(expected.valid_up_to, at, "{dialect}");
+                for kernel in Kernel::available() {
+                    let run = super::dialect_fn(kernel, dialect);
+                    // SAFETY: the kernel is available.
+                    let offset = unsafe { run(&input) }.unwrap_err();
+                    assert!(
+                        offset <= at && at - offset <= super::FLAGGED_SPAN,
+                        "{dialect} on {kernel}: Err({offset}), the error at {at} (own forms at {prefix_at})"
+                    );
                 }
             }
         }
