@@ -175,6 +175,15 @@ pub(crate) trait Spec {
     /// with `vpshufb`. Read on x86_64 only.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const UTF8_FIRST: bool = false;
+    /// On a CPU with AVX-512VBMI, the AVX-512 kernel runs this dialect's
+    /// screen over the whole input first, as a dialect of its own (without
+    /// the screened loop's bookkeeping), and the dialect's screened check
+    /// only from the sequence where the screen flagged something
+    /// ([`super::avx512::vbmi::validate_dialect_screen_first`]). For a
+    /// dialect with a screen ([`Self::SCREENED`]) that passes the text it
+    /// mostly meets. Read on x86_64 only.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    const SCREEN_FIRST: bool = false;
 }
 
 // The bits. Each dialect gives them its own meanings below; these names are
@@ -415,6 +424,7 @@ pub(crate) struct Cesu8;
 impl Spec for Cesu8 {
     type Screen = Cesu8Screen;
     const SCREENED: bool = true;
+    const SCREEN_FIRST: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
     const RULES: Rules = tables(&join::<4, 2, 6>(
         // Bit 0 is the pair rule's mark ([`PAIR_MARK`]).
@@ -574,6 +584,7 @@ impl Spec for Corrected {
     const MAX_LEN: usize = 6;
     const NO_NUL: bool = true;
     const DFA_DECIDES: bool = true;
+    const SCREEN_FIRST: bool = true;
 }
 
 /// Corrected UTF-8's screen: sequences of up to 4 bytes, every lead byte

@@ -168,6 +168,12 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => avx2::validate_dialect::<S>,
         #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512
+            if <S as dialects::Spec>::SCREEN_FIRST && crate::dispatch::has_avx512_vbmi() =>
+        {
+            avx512::vbmi::validate_dialect_screen_first::<S>
+        }
+        #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 if <S as dialects::Spec>::VPERMB && crate::dispatch::has_avx512_vbmi() => {
             avx512::vbmi::validate_dialect::<S>
         }
@@ -661,8 +667,9 @@ mod tests {
     /// error that follows a long well-formed prefix (its `Err(offset)` is
     /// at most [`super::FLAGGED_SPAN`] bytes before the error), also where
     /// the prefix holds the dialect's own forms, after which the entry
-    /// points that check strict UTF-8 first (`Spec::UTF8_FIRST`) go on
-    /// with the dialect's check: the offset is the input's, not the part's.
+    /// points that check strict UTF-8 or the dialect's screen first
+    /// (`Spec::UTF8_FIRST`, `Spec::SCREEN_FIRST`) go on with the dialect's
+    /// check: the offset is the input's, not the part's.
     #[test]
     fn dialect_entry_points_name_the_block_of_the_error() {
         use crate::Dialect;
