@@ -421,7 +421,6 @@ pub(crate) fn character_start(bytes: &[u8], offset: usize) -> usize {
 /// error; the result is then still the truth, since the bytes before the
 /// start were checked by the kernel and the rest by the DFA.
 pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
-    let offset = offset.min(bytes.len());
     let start = character_start(bytes, offset);
     match utf8guard_dfa::validate(&bytes[start..]) {
         Ok(()) => Ok(()),
