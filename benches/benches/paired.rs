@@ -49,6 +49,7 @@
 //!   reads the buffer, the ceiling set by memory; and the dispatched
 //!   entry point with its prefetch hints forced on and off. (By default the
 //!   kernels send them on x86_64 CPUs other than AMD's.)
+//!   `beyond-cache/1-core-ascii`: the same with 256 MiB of ASCII.
 //!   `beyond-cache/2-cores`: `par::validate` against the peers run on each
 //!   half in two threads, and reading on two threads; `par::validate` with
 //!   the hints forced on and off too.
@@ -787,17 +788,26 @@ fn on_two_threads(input: &[u8], check: impl Fn(&[u8]) -> bool + Sync) -> u64 {
 }
 
 /// 256 MiB of text, far beyond this machine's caches: every implementation
-/// on one core, with what only reading the buffer takes beside them; then
+/// on one core, with what only reading the buffer takes beside them, and
+/// the same on 256 MiB of ASCII; then
 /// on two cores (the peers on each half in two threads, utf8guard's `par`).
 fn beyond_cache(r: &mut Runner) {
-    let (one, two) = ("beyond-cache/1-core", "beyond-cache/2-cores");
+    let two = "beyond-cache/2-cores";
     if !r.might_want("beyond-cache/") {
         return;
     }
     let input = repeated(&ingest_text(), 256 << 20);
     let input = &input[..];
-    if r.wanted(one) {
-        let mut cmp = Comparison::new("beyond-cache", "1-core", input.len() as u64);
+    let ascii = if r.wanted("beyond-cache/1-core-ascii") {
+        inputs::ascii(256 << 20, 1)
+    } else {
+        Vec::new()
+    };
+    for (label, input) in [("1-core", input), ("1-core-ascii", &ascii[..])] {
+        if input.is_empty() || !r.wanted(&format!("beyond-cache/{label}")) {
+            continue;
+        }
+        let mut cmp = Comparison::new("beyond-cache", label, input.len() as u64);
         let mut on_input = OnInput {
             cmp: &mut cmp,
             input,

@@ -866,7 +866,18 @@ fn prefetch(bytes: &[u8], at: usize) {
     let _ = (bytes, at);
 }
 
-/// Bytes per step in a run of ASCII.
+/// Bytes per step in a run of ASCII. The step is tested with vectors of
+/// at most 32 bytes, eight loads, with the AVX-512 kernel too: there, four
+/// 64-byte loads a step made the loop slower wherever the bytes came from
+/// beyond the first-level cache. On 256 MiB of ASCII beyond the caches
+/// (Zen 5, `beyond-cache/1-core-ascii` in the paired benchmark) the
+/// AVX-512 kernel ran at 24.7 GB/s that way, below every peer (27.1-27.9)
+/// and the loop that only reads the buffer (28.3), and at 27.6 GB/s with
+/// 32-byte loads; a loop of nothing but loads and ORs showed the same
+/// (19.5-22.6 GB/s with four 64-byte loads a step, 24.0-25.2 with eight
+/// 32-byte ones), and with 24 MiB, in the third-level cache, 31.5 against
+/// 38.7 GB/s. In the caches its speed against the peers' stayed the same
+/// (lipsum/Latin, about 100 KB: 1.09x simdutf8's `compat`).
 const ASCII_STEP: usize = 4 * BLOCK;
 
 /// `true` when the `N` bytes at `ptr` (a multiple of the vector width) are
@@ -1281,8 +1292,18 @@ unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
                         prefetch(bytes, pos + PREFETCH_DISTANCE + line * BLOCK);
                     }
                 }
-                // SAFETY: `pos + ASCII_STEP <= len`: the bytes are in `bytes`.
-                if !unsafe { is_ascii_run::<V, ASCII_STEP, D>(bytes.as_ptr().wrapping_add(pos)) } {
+                let at = bytes.as_ptr().wrapping_add(pos);
+                // SAFETY: `pos + ASCII_STEP <= len`: the bytes are in
+                // `bytes`; `V`'s instruction set implies `V::Half`'s (the
+                // contract of `SimdU8::Half`).
+                let ascii = unsafe {
+                    if V::LANES > 32 {
+                        is_ascii_run::<V::Half, ASCII_STEP, D>(at)
+                    } else {
+                        is_ascii_run::<V, ASCII_STEP, D>(at)
+                    }
+                };
+                if !ascii {
                     break;
                 }
                 pos += ASCII_STEP;
