@@ -135,6 +135,20 @@ impl Utf8Error {
         }
     }
 
+    /// An error at `valid_up_to`, of `error_len` bytes (`None`: the input
+    /// ended inside a sequence).
+    #[inline]
+    pub(crate) const fn new(valid_up_to: usize, error_len: Option<u8>, kind: ErrorKind) -> Self {
+        Utf8Error {
+            valid_up_to,
+            error_len: match error_len {
+                Some(n) => n,
+                None => 0,
+            },
+            kind,
+        }
+    }
+
     /// The same error, seen from `offset` bytes earlier in a longer input.
     pub(crate) fn shifted(self, offset: usize) -> Self {
         Utf8Error {
