@@ -106,7 +106,7 @@ fn decode_replacing(out: &mut String, bytes: &[u8], mut i: usize) -> usize {
         if i >= stop {
             break;
         }
-        match check_character(bytes, i) {
+        match crate::kernel::check_character(bytes, i) {
             // `skip_valid` stopped at a character that runs past `stop`.
             Ok(width) => i += width,
             Err(subpart) => {
@@ -180,39 +180,6 @@ fn whole_character(b0: u8, b1: u8, b2: u8, b3: u8) -> Option<usize> {
         _ => return None,
     };
     Some(width)
-}
-
-/// Checks the character that starts with the non-ASCII byte `bytes[i]`:
-/// `Ok(width)` when it is well formed; `Err(Some(n))` when the `n` bytes
-/// from `i` are an ill-formed maximal subpart; `Err(None)` when the input
-/// ends inside a character that could still be well formed.
-#[inline]
-fn check_character(bytes: &[u8], i: usize) -> Result<usize, Option<usize>> {
-    // The width, and the range of the second byte (Unicode Table 3-7).
-    let (width, low, high) = match bytes[i] {
-        0xC2..=0xDF => (2, 0x80, 0xBF),
-        0xE0 => (3, 0xA0, 0xBF),
-        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-        0xED => (3, 0x80, 0x9F),
-        0xF0 => (4, 0x90, 0xBF),
-        0xF1..=0xF3 => (4, 0x80, 0xBF),
-        0xF4 => (4, 0x80, 0x8F),
-        // A continuation byte, or one that never appears in UTF-8.
-        _ => return Err(Some(1)),
-    };
-    match bytes.get(i + 1) {
-        None => return Err(None),
-        Some(&b) if b < low || b > high => return Err(Some(1)),
-        Some(_) => {}
-    }
-    for k in 2..width {
-        match bytes.get(i + k) {
-            None => return Err(None),
-            Some(&b) if b & 0xC0 != 0x80 => return Err(Some(k)),
-            Some(_) => {}
-        }
-    }
-    Ok(width)
 }
 
 /// Appends bytes already known to be valid UTF-8.

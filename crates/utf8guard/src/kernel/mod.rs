@@ -427,11 +427,12 @@ pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
 /// The first error of `bytes[start..]`, `start` being the start of a
 /// character, with what the reference DFA would say of it (`valid_up_to`,
 /// `error_len`, kind; the tests hold the two to the same answers on every
-/// sequence of up to 4 bytes). A decoder of its own, not the DFA: the
-/// DFA, generic over the dialects, took about 13 ns to report an error at
-/// the start of an input (`from_utf8` 18.6 ns against `validate` 5.7 ns
-/// on 1 MiB with an error in its first byte, Zen 5), where this takes
-/// the few steps to the error.
+/// sequence of up to 4 bytes). Strict UTF-8's own decoding
+/// ([`check_character`], which the lossy conversion uses too), not the
+/// DFA: the DFA, generic over the dialects, took about 13 ns to report an
+/// error at the start of an input (`from_utf8` 18.6 ns against `validate`
+/// 5.7 ns on 1 MiB with an error in its first byte, Zen 5), where this
+/// takes the few steps to the error.
 fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
     use crate::ErrorKind as Kind;
     let mut i = start;
@@ -440,46 +441,61 @@ fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
             i += 1;
             continue;
         }
-        // The continuation bytes a lead takes, and the range of the first
-        // (narrower than `80..=BF` after `E0`, `ED`, `F0` and `F4`).
-        let (more, low, high) = match lead {
-            0xC2..=0xDF => (1, 0x80, 0xBF),
-            0xE0 => (2, 0xA0, 0xBF),
-            0xE1..=0xEC | 0xEE..=0xEF => (2, 0x80, 0xBF),
-            0xED => (2, 0x80, 0x9F),
-            0xF0 => (3, 0x90, 0xBF),
-            0xF1..=0xF3 => (3, 0x80, 0xBF),
-            0xF4 => (3, 0x80, 0x8F),
-            0x80..=0xBF => return Err(Utf8Error::new(i, Some(1), Kind::UnexpectedContinuation)),
-            _ => return Err(Utf8Error::new(i, Some(1), Kind::InvalidByte)),
-        };
-        let Some(&second) = bytes.get(i + 1) else {
-            return Err(Utf8Error::new(i, None, Kind::Incomplete));
-        };
-        if !(low..=high).contains(&second) {
-            let kind = if second & 0xC0 != 0x80 {
-                Kind::TooShort
-            } else if second < low {
-                Kind::Overlong
-            } else if lead == 0xED {
-                Kind::Surrogate
-            } else {
-                Kind::TooLarge
-            };
-            return Err(Utf8Error::new(i, Some(1), kind));
-        }
-        for k in 2..=more {
-            match bytes.get(i + k) {
-                None => return Err(Utf8Error::new(i, None, Kind::Incomplete)),
-                Some(&byte) if byte & 0xC0 != 0x80 => {
-                    return Err(Utf8Error::new(i, Some(k as u8), Kind::TooShort))
-                }
-                Some(_) => {}
+        let error_len = match check_character(bytes, i) {
+            Ok(width) => {
+                i += width;
+                continue;
             }
-        }
-        i += 1 + more;
+            Err(None) => return Err(Utf8Error::new(i, None, Kind::Incomplete)),
+            Err(Some(n)) => n,
+        };
+        let kind = match (lead, bytes[i + 1..].first()) {
+            (0x80..=0xBF, _) => Kind::UnexpectedContinuation,
+            (0xC0 | 0xC1 | 0xF5..=0xFF, _) => Kind::InvalidByte,
+            // A lead, and a continuation byte after it out of its range.
+            (_, Some(&second)) if error_len == 1 && second & 0xC0 == 0x80 => match lead {
+                0xE0 | 0xF0 => Kind::Overlong,
+                0xED => Kind::Surrogate,
+                _ => Kind::TooLarge,
+            },
+            _ => Kind::TooShort,
+        };
+        return Err(Utf8Error::new(i, Some(error_len as u8), kind));
     }
     Ok(())
+}
+
+/// Checks the character that starts with the non-ASCII byte `bytes[i]`:
+/// `Ok(width)` when it is well formed; `Err(Some(n))` when the `n` bytes
+/// from `i` are an ill-formed maximal subpart; `Err(None)` when the input
+/// ends inside a character that could still be well formed.
+#[inline]
+pub(crate) fn check_character(bytes: &[u8], i: usize) -> Result<usize, Option<usize>> {
+    // The width, and the range of the second byte (Unicode Table 3-7).
+    let (width, low, high) = match bytes[i] {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        // A continuation byte, or one that never appears in UTF-8.
+        _ => return Err(Some(1)),
+    };
+    match bytes.get(i + 1) {
+        None => return Err(None),
+        Some(&b) if b < low || b > high => return Err(Some(1)),
+        Some(_) => {}
+    }
+    for k in 2..width {
+        match bytes.get(i + k) {
+            None => return Err(None),
+            Some(&b) if b & 0xC0 != 0x80 => return Err(Some(k)),
+            Some(_) => {}
+        }
+    }
+    Ok(width)
 }
 
 /// Small enough for Miri: every available kernel on inputs of every length
