@@ -346,11 +346,28 @@ impl Kernel {
     #[inline]
     fn run(self, bytes: &[u8]) -> Result<(), usize> {
         if self == Kernel::Scalar {
-            // Available everywhere: no test of the CPU, and a tail call to
-            // the kernel's own function (inlined here, it made every call
-            // pay this function's prologue, which the vector kernels' calls
-            // need).
-            return kernel::scalar::validate_out_of_line(bytes);
+            // Available everywhere: no test of the CPU; inputs of up to 2
+            // bytes here, and a tail call to the kernel's own function for
+            // the others (inlined here, it made every call pay this
+            // function's prologue, which the vector kernels' calls need).
+            return match *bytes {
+                [] => Ok(()),
+                [a] => {
+                    if a < 0x80 {
+                        Ok(())
+                    } else {
+                        Err(0)
+                    }
+                }
+                [a, b] => {
+                    if (a | b) < 0x80 || small::non_ascii_pair_is_valid(bytes) {
+                        Ok(())
+                    } else {
+                        Err(0)
+                    }
+                }
+                _ => kernel::scalar::validate_out_of_line(bytes),
+            };
         }
         self.assert_available();
         match self {
