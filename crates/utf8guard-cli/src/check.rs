@@ -302,7 +302,9 @@ fn map(file: &File, offset: u64, len: u64, parallel: bool) -> std::io::Result<Mm
         .map_err(|_| std::io::Error::other("too large to map in this address space"))?;
     let mut options = MmapOptions::new();
     options.offset(offset).len(len);
-    if !parallel || rayon::current_num_threads() < 2 {
+    // (A file too small to be split has no need of the pool, nor of the
+    // number of CPUs.)
+    if !parallel || len < utf8guard::par::THRESHOLD || crate::pool::threads() < 2 {
         options.populate();
     }
     // SAFETY: the mapping is only ever read, through the `&[u8]` it derefs

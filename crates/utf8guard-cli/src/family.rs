@@ -95,8 +95,11 @@ pub fn first_error(d: Dialect, bytes: &[u8], at_start: bool) -> Option<Error> {
 /// The first error of `bytes` in `d`, as [`first_error`] finds it; with
 /// `parallel`, an input of 1 MiB or more is split across the thread pool.
 pub fn check(d: Dialect, bytes: &[u8], at_start: bool, parallel: bool) -> Option<Error> {
-    let threads = rayon::current_num_threads();
-    if !parallel || threads < 2 || bytes.len() < utf8guard::par::THRESHOLD {
+    if !parallel || bytes.len() < utf8guard::par::THRESHOLD {
+        return first_error(d, bytes, at_start);
+    }
+    let threads = crate::pool::ready();
+    if threads < 2 {
         return first_error(d, bytes, at_start);
     }
     if d == Dialect::Utf8 {

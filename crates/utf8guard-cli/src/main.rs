@@ -12,6 +12,7 @@ mod family;
 mod info;
 mod json;
 mod lint;
+mod pool;
 mod position;
 mod progress;
 mod repair;
@@ -131,14 +132,9 @@ fn run_check(args: &CheckArgs) -> u8 {
         Ok(forced) => forced,
         Err(message) => return usage_error(&message),
     };
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |n| n as usize,
-    );
-    // The pool for --jobs; large files are split across the same threads.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build_global();
+    // The pool for --jobs, made when an input needs it (see `pool`); large
+    // files are split across the same threads.
+    pool::configure(args.jobs.map(|n| n as usize));
 
     let mode = if args.quiet {
         Mode::Quiet
@@ -157,7 +153,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         },
         look_for_more: matches!(mode, Mode::Text | Mode::Json),
         count_chars: args.stats,
-        parallel: jobs > 1,
+        parallel: pool::may_be_parallel(),
         positions: matches!(mode, Mode::Text | Mode::Json),
         dialect: args
             .encoding
@@ -213,7 +209,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             Input::Failed { path, reason } => Outcome::failed(path, reason.clone()),
         }
     };
-    if jobs == 1 || inputs.list.len() <= 1 {
+    if inputs.list.len() <= 1 || !pool::may_be_parallel() || pool::ready() == 1 {
         for input in &inputs.list {
             if !printer.emit(&check_one(input)) {
                 break;
@@ -258,7 +254,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             tally,
             &inputs,
             start,
-            jobs,
+            pool::threads(),
             kernel_forced.is_some(),
             opts.dialect,
         );

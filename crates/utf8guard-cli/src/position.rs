@@ -70,9 +70,14 @@ impl Cursor {
 /// Inputs at least this large are counted across the thread pool.
 const PARALLEL_MIN: usize = 1 << 20;
 
-/// `count` over `bytes`, in 1 MiB pieces on the rayon pool.
+/// `count` over `bytes`, in 1 MiB pieces on the rayon pool (on this thread
+/// under 1 MiB, without a call into the pool, which would make it).
 fn par_sum(bytes: &[u8], count: fn(&[u8]) -> u64) -> u64 {
     use rayon::prelude::*;
+    if bytes.len() < PARALLEL_MIN {
+        return count(bytes);
+    }
+    crate::pool::ready();
     bytes.par_chunks(PARALLEL_MIN).map(count).sum()
 }
 
@@ -175,6 +180,7 @@ impl CharCounts {
         if text.len() < PARALLEL_MIN {
             return CharCounts::of(text);
         }
+        crate::pool::ready();
         text.par_chunks(PARALLEL_MIN)
             .map(CharCounts::of)
             .reduce(CharCounts::default, |mut a, b| {

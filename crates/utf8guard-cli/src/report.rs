@@ -925,7 +925,11 @@ fn in_rounds(
     if findings.is_empty() {
         return true;
     }
-    let threads = rayon::current_num_threads().max(1);
+    let threads = if findings.len() > FINDINGS_PER_PIECE {
+        crate::pool::ready().max(1)
+    } else {
+        1
+    };
     let round = FINDINGS_PER_PIECE * threads;
     // One buffer per piece of a round, kept from round to round: a new one
     // for each piece cost a fresh mapping of memory, and its page faults,

@@ -1,0 +1,50 @@
+//! The thread pool of `check --jobs`, made when an input first needs it.
+//!
+//! Making it up front cost every run its threads, and finding the number of
+//! CPUs (which reads the process's cgroup files) cost every run that gave
+//! no `--jobs`: about 0.35 ms of a run of 1.9 ms on a 6-byte file (Zen 5),
+//! where `isutf8` takes 0.9 ms. A file under the parallel threshold (1 MiB)
+//! needs neither.
+
+use std::sync::{Once, OnceLock};
+
+/// `--jobs`, as given (`None`: one thread per logical CPU).
+static REQUESTED: OnceLock<Option<usize>> = OnceLock::new();
+/// The number of threads, once asked for.
+static THREADS: OnceLock<usize> = OnceLock::new();
+static BUILT: Once = Once::new();
+
+/// Records `--jobs`; nothing is measured or made yet.
+pub fn configure(jobs: Option<usize>) {
+    let _ = REQUESTED.set(jobs);
+}
+
+/// Whether more than one thread may be used: `--jobs` other than 1. (Only
+/// [`threads`] finds out how many CPUs there are.)
+pub fn may_be_parallel() -> bool {
+    REQUESTED.get().copied().flatten() != Some(1)
+}
+
+/// The number of threads of the pool: `--jobs`, or the number of logical
+/// CPUs.
+pub fn threads() -> usize {
+    *THREADS.get_or_init(|| {
+        REQUESTED
+            .get()
+            .copied()
+            .flatten()
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
+}
+
+/// Makes the global rayon pool with [`threads`] threads, the first time;
+/// its number of threads. Called before any work goes to the pool (work
+/// sent without it would make rayon's default pool instead).
+pub fn ready() -> usize {
+    BUILT.call_once(|| {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .build_global();
+    });
+    rayon::current_num_threads()
+}
