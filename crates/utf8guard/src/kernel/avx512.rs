@@ -269,54 +269,29 @@ pub(crate) mod vbmi {
     /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
     pub(crate) unsafe fn validate_dialect_utf8_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-        debug_assert!(D::UTF8_FIRST);
         // SAFETY: this function's own contract.
-        let Err(offset) = (unsafe { validate(bytes) }) else {
-            return Ok(());
-        };
-        // The bytes before `start` are well-formed UTF-8, so well formed in
-        // `D` (`UTF8_FIRST`), and end a sequence: `D`'s check starts there
-        // as at the start of an input.
-        let start = crate::kernel::character_start(bytes, offset);
+        let first = unsafe { validate(bytes) };
         // SAFETY: this function's own contract includes AVX-512F and BW.
-        unsafe { super::validate_dialect::<D>(&bytes[start..]) }.map_err(|e| start + e)
+        dialects::dialect_first::<D>(bytes, first, |rest| unsafe {
+            super::validate_dialect::<D>(rest)
+        })
     }
 
     /// Validation of dialect `D`, one with a screen ([`Spec::SCREEN_FIRST`]):
     /// the screen over the whole input first, as a dialect of its own, then,
     /// from the sequence where it flagged something, `D`'s screened check
-    /// ([`validate_dialect`]). A block of text the screen passes is well
-    /// formed in `D` (what screening rests on), so an input it passes
-    /// whole is. Against strict UTF-8 on the lipsum files (Zen 5,
-    /// `dialects/<file>/avx512` in the paired benchmark), Corrected UTF-8
-    /// went from 0.85-0.94x its throughput in the screened loop, which
-    /// keeps track of when to skip the screen, to 0.95-1.06x, and CESU-8
-    /// from 0.98-1.09x to 1.09-1.22x (on the Emoji file, whose surrogate
-    /// pairs the screen flags at once, 0.84-0.86x either way); modified
-    /// UTF-8 measured 2-5% slower this way and keeps the screened loop.
+    /// ([`validate_dialect`]), both with `vpermb` (see
+    /// [`dialects::dialect_first`], and [`Spec::SCREEN_FIRST`] for
+    /// what it measured).
     ///
     /// # Safety
     /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
     pub(crate) unsafe fn validate_dialect_screen_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-        debug_assert!(D::SCREENED && D::SCREEN_FIRST);
         // SAFETY: this function's own contract.
-        let Err(offset) = (unsafe { lookup::validate::<V512<true>, true, D::Screen>(bytes) })
-        else {
-            return Ok(());
-        };
-        // The bytes before `offset` are well formed for the screen, so in
-        // `D`, but for a sequence of up to 4 bytes (the screens flag every
-        // lead of a longer one) that `offset` may cut, and, in a dialect
-        // without `00`, a `00` right before it: `D`'s check starts before
-        // both, at the start of a sequence, with nothing open before it
-        // (the screens flag what a pair rule would carry over).
-        let mut start = crate::kernel::character_start(bytes, offset);
-        if D::NO_NUL && start > 0 && bytes[start - 1] == 0 {
-            start -= 1;
-        }
-        // SAFETY: this function's own contract.
-        unsafe { validate_dialect::<D>(&bytes[start..]) }.map_err(|e| start + e)
+        let first = unsafe { lookup::validate::<V512<true>, true, D::Screen>(bytes) };
+        // SAFETY: as above.
+        dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
     }
 }
 
@@ -339,4 +314,24 @@ pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
 pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
     unsafe { lookup::validate::<V512, true, D>(bytes) }
+}
+
+/// Validation of dialect `D` with AVX-512 and `vpshufb`, a cheaper check
+/// over the whole input first (see [`dialects::dialect_first`]): what a CPU
+/// without AVX-512VBMI runs for those dialects.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: this function's own contract, for both checks.
+    let first = unsafe {
+        if D::SCREEN_FIRST {
+            lookup::validate::<V512, true, D::Screen>(bytes)
+        } else {
+            validate(bytes)
+        }
+    };
+    // SAFETY: as above.
+    dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
 }

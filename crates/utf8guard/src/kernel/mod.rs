@@ -164,7 +164,19 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
     dialects::for_each_spec!(dialect, |S| match kernel {
         Kernel::Scalar => scalar::validate_dialect::<S> as DialectFn,
         #[cfg(target_arch = "x86_64")]
+        Kernel::Sse42
+            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
+        {
+            sse42::validate_dialect_first::<S>
+        }
+        #[cfg(target_arch = "x86_64")]
         Kernel::Sse42 => sse42::validate_dialect::<S>,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2
+            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
+        {
+            avx2::validate_dialect_first::<S>
+        }
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => avx2::validate_dialect::<S>,
         #[cfg(target_arch = "x86_64")]
@@ -184,9 +196,21 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
             avx512::vbmi::validate_dialect_utf8_first::<S>
         }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::validate_dialect::<S>,
+        Kernel::Avx512 => avx512_vpshufb::<S>(),
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Kernel::Neon
+            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
+        {
+            neon::validate_dialect_first::<S>
+        }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         Kernel::Neon => neon::validate_dialect::<S>,
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128
+            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
+        {
+            simd128::validate_dialect_first::<S>
+        }
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Kernel::Simd128 => simd128::validate_dialect::<S>,
     })
@@ -336,7 +360,18 @@ pub(crate) unsafe fn check_dialect_part(
 /// AVX-512VBMI for most dialects: for the tests (`__bench`).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx512_vpshufb_dialect_fn(dialect: Dialect) -> DialectFn {
-    dialects::for_each_spec!(dialect, |S| avx512::validate_dialect::<S> as DialectFn)
+    dialects::for_each_spec!(dialect, |S| avx512_vpshufb::<S>())
+}
+
+/// The AVX-512 kernel's entry point for dialect `D` with `vpshufb`: what a
+/// CPU without AVX-512VBMI runs.
+#[cfg(target_arch = "x86_64")]
+fn avx512_vpshufb<D: dialects::Spec>() -> DialectFn {
+    if D::SCREEN_FIRST || D::UTF8_FIRST {
+        avx512::validate_dialect_first::<D>
+    } else {
+        avx512::validate_dialect::<D>
+    }
 }
 
 /// [`check_dialect_part`] with the kernel entry point `run` for `dialect`.

@@ -158,3 +158,15 @@ pub(crate) fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: NEON is part of the aarch64 baseline.
     unsafe { lookup::validate::<V128, false, D>(bytes) }
 }
+
+/// Validation of dialect `D` with NEON, a cheaper check over the whole
+/// input first (see [`dialects::dialect_first`]).
+pub(crate) fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    let first = if D::SCREEN_FIRST {
+        // SAFETY: NEON is part of the aarch64 baseline.
+        unsafe { lookup::validate::<V128, false, D::Screen>(bytes) }
+    } else {
+        validate(bytes)
+    };
+    dialects::dialect_first::<D>(bytes, first, validate_dialect::<D>)
+}

@@ -160,3 +160,15 @@ pub(crate) fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: `simd128` is enabled at compile time (this module's cfg).
     unsafe { lookup::validate::<V128, false, D>(bytes) }
 }
+
+/// Validation of dialect `D` with `simd128`, a cheaper check over the whole
+/// input first (see [`dialects::dialect_first`]).
+pub(crate) fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+    let first = if D::SCREEN_FIRST {
+        // SAFETY: `simd128` is enabled at compile time (this module's cfg).
+        unsafe { lookup::validate::<V128, false, D::Screen>(bytes) }
+    } else {
+        validate(bytes)
+    };
+    dialects::dialect_first::<D>(bytes, first, validate_dialect::<D>)
+}
