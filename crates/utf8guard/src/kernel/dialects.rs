@@ -94,6 +94,12 @@
 //!    and flags are derived the same way; its longest sequence stays the
 //!    dialect's, so what it says about a block's end is exact.
 //!
+//!    Before that loop, the vector kernels run the screen alone over the
+//!    whole input ([`Spec::SCREEN_FIRST`]; or strict UTF-8's check,
+//!    [`Spec::UTF8_FIRST`]), and the screened loop only from where it
+//!    flagged something ([`dialect_first`]): text without the rarer forms
+//!    is then checked at the screen's own speed.
+//!
 //! To add a dialect: write its grammar in `utf8guard-dfa`, list its ill-formed
 //! pair families here (each found by reading the grammar's rows as above),
 //! set the flags, and add it to `Dialect` and to [`for_each_spec!`]. The
@@ -190,8 +196,11 @@ pub(crate) trait Spec {
     /// 1.04-1.23x and 0.97-1.01x to 1.08-1.18x (on the Emoji file, whose
     /// surrogate pairs the screen flags at once, about the same either
     /// way); and with AVX-512VBMI, Corrected UTF-8 from 0.85-0.94x to
-    /// 0.95-1.06x and CESU-8 from 0.98-1.09x to 1.09-1.22x. Modified UTF-8
-    /// measured 2-5% slower this way on AVX-512 and keeps the screened loop.
+    /// 0.95-1.06x and CESU-8 from 0.98-1.09x to 1.09-1.22x. Modified UTF-8,
+    /// which once measured 2-5% slower this way on AVX-512, went from
+    /// 0.81-1.16x to 1.05-1.15x there, from 0.96-1.02x to 1.12-1.20x with
+    /// AVX2 and from 1.06-1.09x to 1.11-1.15x with SSE4.2 (three runs of
+    /// each build in turns).
     const SCREEN_FIRST: bool = false;
 }
 
@@ -502,6 +511,7 @@ pub(crate) struct Mutf8;
 impl Spec for Mutf8 {
     type Screen = Mutf8Screen;
     const SCREENED: bool = true;
+    const SCREEN_FIRST: bool = true;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
     const RULES: Rules = tables(&join::<4, 4, 8>(
         three::FAMILIES,
