@@ -37,8 +37,12 @@
 //! `wasm32-simd128`, `wasm32`, `s390x`): `lipsum/<script>` (when the lipsum
 //! corpora are readable), `ascii-64KiB`, `random-64KiB` (1- to 4-byte
 //! characters), and strings of 1 B to 1 KiB, `ascii/<n>` and `text/<n>`
-//! (4096 of them, one by one). With `--out FILE`, one JSON
-//! line per comparison, as the `paired` target writes them.
+//! (4096 of them, one by one); and `dialects/<script>`: each lipsum file
+//! in every dialect of the family, validated by utf8guard's active kernel
+//! (the `dialects` group of the `paired` target, for the kernel of this
+//! target: ratios against strict UTF-8 on the same text). With
+//! `--out FILE`, one JSON line per comparison, as the `paired` target
+//! writes them.
 
 use std::fs::File;
 use std::hint::black_box;
@@ -53,7 +57,7 @@ mod inputs;
 mod paired;
 
 use paired::{Comparison, Outcome};
-use utf8guard::Kernel;
+use utf8guard::{Dialect, Kernel, Policy};
 
 /// A contestant: validates each input in turn and counts the valid ones.
 fn count_valid<'a>(
@@ -104,6 +108,33 @@ fn comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> {
     cmp
 }
 
+/// Each dialect of the family on a lipsum file, `inputs` (made by
+/// [`in_every_dialect`]; strict UTF-8 first, the reference of the
+/// ratios), validated whole by the active kernel.
+fn dialect_comparison<'a>(label: &str, inputs: &'a [(Dialect, Vec<u8>)]) -> Comparison<'a> {
+    let mut cmp = Comparison::new(&group(), label, inputs[0].1.len() as u64);
+    let kernel = utf8guard::active_kernel();
+    for (d, bytes) in inputs {
+        let (d, bytes) = (*d, bytes.as_slice());
+        assert!(kernel.validate_dialect(d, bytes), "{label} in {d}");
+        cmp.add_sized(d.name(), bytes.len() as u64, move || {
+            u64::from(kernel.validate_dialect(d, black_box(bytes)))
+        });
+    }
+    cmp
+}
+
+/// `text` (UTF-8) in each dialect, strict UTF-8 first.
+fn in_every_dialect(text: &[u8]) -> Vec<(Dialect, Vec<u8>)> {
+    let mut all = vec![(Dialect::Utf8, text.to_vec())];
+    for &d in Dialect::ALL.iter().filter(|&&d| d != Dialect::Utf8) {
+        let bytes = utf8guard::transcode(Dialect::Utf8, d, text, Policy::Strict)
+            .unwrap_or_else(|e| panic!("the lipsum text in {d}: {e}"));
+        all.push((d, bytes));
+    }
+    all
+}
+
 /// The target, as the comparisons' group: the architecture, and whether
 /// WebAssembly's SIMD is compiled in.
 fn group() -> String {
@@ -118,13 +149,22 @@ fn group() -> String {
 fn summary(o: &Outcome) {
     let medians = o.medians();
     println!("{}/{} ({} rounds)", o.group, o.label, o.rounds);
+    // Throughput (of each contestant's own input: the dialects' encodings
+    // of a text differ in length) against the first contestant's (std, or
+    // strict UTF-8 in the dialects' comparisons), and against simdutf8's
+    // where it runs.
+    let peer = o.names.iter().position(|n| n == "simdutf8 basic");
     for (c, name) in o.names.iter().enumerate() {
-        println!(
-            "  {name:20} {:>8.3} GB/s  x{:.2} vs std  x{:.2} vs simdutf8 basic",
-            o.bytes as f64 / medians[c],
-            o.paired_ratio(c, 0),
-            o.paired_ratio(c, 1),
+        print!(
+            "  {name:20} {:>8.3} GB/s  x{:.2} vs {}",
+            o.contestant_bytes[c] as f64 / medians[c],
+            o.throughput_ratio(c, 0),
+            o.names[0],
         );
+        match peer {
+            Some(p) => println!("  x{:.2} vs simdutf8 basic", o.throughput_ratio(c, p)),
+            None => println!(),
+        }
     }
 }
 
@@ -183,6 +223,16 @@ fn main() {
         if wanted(label) {
             let slices = strings.slices();
             run(comparison(label, &slices));
+        }
+    }
+    for (label, text) in &files {
+        let Some(script) = label.strip_prefix("lipsum/") else {
+            continue;
+        };
+        let label = format!("dialects/{script}");
+        if wanted(&label) {
+            let inputs = in_every_dialect(text);
+            run(dialect_comparison(&label, &inputs));
         }
     }
 }
