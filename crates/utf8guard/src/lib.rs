@@ -348,14 +348,13 @@ impl Kernel {
         if self == Kernel::Scalar {
             // Available everywhere: no test of the CPU. Inputs shorter than
             // `SHORT_DFA` here, inlined into the caller: the tests of
-            // `small`, then the shift DFA over all their bytes (out of line,
-            // in a call of `short_is_valid_out_of_line`, text strings of 4
-            // and 8 bytes measured 1.15x and 1.5x std where this measures
-            // 1.8x and 2.0x or more: Zen 5, `scalar-vs-std/text/<n>` in
-            // the paired benchmark). The others: a tail call to the
-            // kernel's own function (inlined here, it made every call pay
-            // that function's prologue, which the vector kernels' calls
-            // need).
+            // `small`, then the shift DFA over all their bytes (through the
+            // call below, text strings of 4 and 8 bytes measured 1.15x and
+            // 1.5x std; this, 1.8x and 2.0x or more: Zen 5,
+            // `scalar-vs-std/text/<n>` in the paired benchmark). The
+            // others: a tail call to the kernel's own function (inlined
+            // here, it made every call pay that function's prologue, which
+            // the vector kernels' calls need).
             return match *bytes {
                 [] => Ok(()),
                 [a] => {

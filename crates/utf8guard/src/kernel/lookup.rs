@@ -973,14 +973,9 @@ const ASCII_SCAN_MAX: usize = 1024;
 #[inline(always)]
 unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
-    // Four blocks a round, each with its own exit: a string of up to 256
-    // bytes takes no branch back. A loop of one block a round (28 bytes of
-    // code, aligned to 16) ran 1.15x slower on ASCII strings of 128 and
-    // 256 bytes in the builds that placed it across a 64-byte line of
-    // code than in those that did not (Sapphire Rapids, 4096 strings).
-    let first = |at: usize| {
-        // SAFETY: `at + BLOCK <= len` (callers below); the instruction set
-        // (caller).
+    let ascii_block = |at: usize| {
+        // SAFETY: `at + BLOCK <= len` (each call below); the instruction
+        // set (caller).
         unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) }
     };
     if len <= 2 * BLOCK {
@@ -992,21 +987,25 @@ unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
         // 0.92-1.06x; text strings of 128 bytes, which leave at the first
         // block either way, the same (Zen 5, `strings/<class>/128` in the
         // paired benchmark).
-        return if !first(0) {
+        return if !ascii_block(0) {
             Some(0)
-        } else if first(len - BLOCK) {
+        } else if ascii_block(len - BLOCK) {
             None
         } else {
             Some(BLOCK)
         };
     }
+    // Four blocks a round, each with its own exit: a string of up to 256
+    // bytes takes no branch back. A loop of one block a round (28 bytes of
+    // code, aligned to 16) ran 1.15x slower on ASCII strings of 128 and
+    // 256 bytes in the builds that placed it across a 64-byte line of
+    // code than in those that did not (Sapphire Rapids, 4096 strings).
     let whole = len - len % BLOCK;
     let mut at = 0;
     'rounds: loop {
         for _ in 0..4 {
-            // SAFETY: `at + BLOCK <= whole <= len` (`len >= BLOCK`:
-            // caller); the instruction set (caller).
-            if !unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(at)) } {
+            // `at + BLOCK <= whole <= len`.
+            if !ascii_block(at) {
                 return Some(at);
             }
             at += BLOCK;
@@ -1017,9 +1016,7 @@ unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     }
     // The last bytes, as the last whole block of the input (`len >= BLOCK`,
     // so it exists; it overlaps bytes found ASCII already).
-    // SAFETY: `len - BLOCK .. len` is inside `bytes`; the instruction set.
-    if at == len || unsafe { is_ascii_run::<V, BLOCK, D>(bytes.as_ptr().wrapping_add(len - BLOCK)) }
-    {
+    if at == len || ascii_block(len - BLOCK) {
         None
     } else {
         Some(at)
