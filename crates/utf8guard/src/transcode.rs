@@ -239,15 +239,8 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
             }
         };
         if !(lo == 0 && hi == 0xFF) {
-            let mut from = 0;
-            // A block at a time (its least and greatest bytes, with no
-            // early exit inside, so that it vectorizes), then the byte in
-            // the block.
-            for block in piece[..valid].chunks(512) {
-                if any_outside(block, (lo, hi), width) {
-                    return at + from + block.iter().position(outside).unwrap_or(block.len());
-                }
-                from += block.len();
+            if let Some(n) = first_outside(&piece[..valid], (lo, hi), width) {
+                return at + n;
             }
         }
         at += valid;
@@ -258,7 +251,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     at
 }
 
-/// How wide a scan [`any_outside`] may use (from [`wide_scan`]).
+/// How wide a scan [`first_outside`] may use (from [`wide_scan`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Width {
     /// The target's baseline (SSE2 on x86-64).
@@ -271,49 +264,103 @@ enum Width {
     Avx512,
 }
 
-/// `true` when a byte of `block` is outside `lo..=hi`, with the widest
-/// vectors `width` allows.
+/// The offset of the first byte of `bytes` outside `lo..=hi`, with the
+/// widest vectors `width` allows.
 #[inline(always)]
-fn any_outside(block: &[u8], range: (u8, u8), width: Width) -> bool {
+fn first_outside(bytes: &[u8], range: (u8, u8), width: Width) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     match width {
         // SAFETY: `width` comes from `wide_scan`, which found AVX2 on this
         // CPU.
-        Width::Avx2 => return unsafe { any_outside_avx2(block, range) },
+        Width::Avx2 => return unsafe { first_outside_avx2(bytes, range) },
         // SAFETY: `width` comes from `wide_scan`, which found AVX-512 F and
         // BW on this CPU.
-        Width::Avx512 => return unsafe { any_outside_avx512(block, range) },
+        Width::Avx512 => return unsafe { first_outside_avx512(bytes, range) },
         Width::Base => {}
     }
     let _ = width;
-    outside_bytes(block, range)
+    scan_blocks(bytes, range)
 }
 
-/// [`outside_bytes`] compiled for AVX-512 (64 bytes per instruction).
+/// [`scan_blocks`] compiled for AVX-512 (64 bytes per instruction).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn any_outside_avx512(block: &[u8], range: (u8, u8)) -> bool {
-    outside_bytes(block, range)
+fn first_outside_avx512(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
+    scan_blocks(bytes, range)
 }
 
-/// [`outside_bytes`] compiled for AVX2 (32 bytes per instruction rather
+/// [`scan_blocks`] compiled for AVX2 (32 bytes per instruction rather
 /// than SSE2's 16).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn any_outside_avx2(block: &[u8], range: (u8, u8)) -> bool {
-    outside_bytes(block, range)
+fn first_outside_avx2(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
+    scan_blocks(bytes, range)
 }
 
-/// The scan itself, in one pass with no early exit (so that it
-/// vectorizes): moved down by `lo`, a byte in the range is at most
-/// `hi - lo` and one below it wraps around above that.
+/// [`first_outside`] itself: a block of 512 bytes at a time, with one
+/// test for the block, then the byte in the block. The blocks start at
+/// addresses that are multiples of 64 (after a first one that ends at
+/// one): a vector load that spans two cache lines costs two. With the
+/// loop over the blocks inside the function compiled for the vectors, not
+/// a call per block, and aligned blocks, the scan no longer took a fifth
+/// of the time of UTF-8 text copied into CESU-8 unchanged (Zen 5,
+/// `transcode/unchanged/utf8-to-cesu8/<script>` in the paired benchmark).
+#[inline(always)]
+fn scan_blocks(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
+    // With the range's least byte a constant where it is `00` (the usual
+    // case), the bytes are compared as they are, without moving them down.
+    if range.0 == 0 {
+        scan_aligned(bytes, (0, range.1))
+    } else {
+        scan_aligned(bytes, range)
+    }
+}
+
+/// [`scan_blocks`] for a range the caller may have made constant.
+#[inline(always)]
+fn scan_aligned(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
+    let (lo, hi) = range;
+    let position = |block: &[u8], from: usize| {
+        block
+            .iter()
+            .position(|&b| b < lo || b > hi)
+            .map(|n| from + n)
+    };
+    let head = bytes.as_ptr().align_offset(64).min(bytes.len());
+    let (first, rest) = bytes.split_at(head);
+    if outside_bytes(first, range) {
+        return position(first, 0);
+    }
+    let mut from = head;
+    let mut blocks = rest.chunks_exact(512);
+    for block in &mut blocks {
+        if outside_bytes(block, range) {
+            return position(block, from);
+        }
+        from += block.len();
+    }
+    let last = blocks.remainder();
+    if outside_bytes(last, range) {
+        return position(last, from);
+    }
+    None
+}
+
+/// Whether a byte of `block` is outside `lo..=hi`, in one pass with no
+/// early exit (so that it vectorizes): moved down by `lo`, a byte in the
+/// range is at most `hi - lo` and one below it wraps around above that.
 #[inline(always)]
 fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
-    let max = block.iter().fold(0, |m: u8, &b| m.max(b.wrapping_sub(lo)));
-    max > hi - lo
+    // Or'd flags, not the greatest byte: the compiler then takes the
+    // vectors' greatest bytes and makes one comparison of the result (on
+    // AVX-512 into a mask, tested at once), where the greatest byte took
+    // a reduction across the vector's lanes first.
+    block
+        .iter()
+        .fold(false, |out, &b| out | (b.wrapping_sub(lo) > hi - lo))
 }
 
-/// How wide a scan [`any_outside`] may use: as wide as the kernel the
+/// How wide a scan [`first_outside`] may use: as wide as the kernel the
 /// dispatcher chose (not wider than a forced one), if the CPU has it.
 fn wide_scan() -> Width {
     #[cfg(target_arch = "x86_64")]
@@ -1060,5 +1107,65 @@ pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progr
         read: i,
         written: w,
         result: Ok(status),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The widths of scan this CPU can run.
+    fn widths() -> Vec<Width> {
+        #[allow(unused_mut)]
+        let mut widths = vec![Width::Base];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::{dispatch::is_available, Kernel};
+            if is_available(Kernel::Avx2) {
+                widths.push(Width::Avx2);
+            }
+            if is_available(Kernel::Avx512) {
+                widths.push(Width::Avx512);
+            }
+        }
+        widths
+    }
+
+    /// The first byte outside the range, wherever the input starts against
+    /// the 64-byte lines and wherever the byte falls against the scan's
+    /// head and blocks; none in a buffer that has none.
+    #[test]
+    fn first_outside_finds_the_first_byte_outside() {
+        let step = if cfg!(miri) { 61 } else { 1 };
+        let len = if cfg!(miri) { 700 } else { 1300 };
+        for width in widths() {
+            for (range, inside, outside) in [
+                ((0x00, 0xEF), 0xEF, 0xF0),
+                ((0x00, 0xEF), 0x00, 0xFF),
+                ((0x01, 0xEF), 0x01, 0x00),
+                ((0x01, 0x7F), 0x7F, 0x80),
+            ] {
+                let mut buf = vec![inside; len + 64];
+                for start in (0..64).step_by(if cfg!(miri) { 13 } else { 1 }) {
+                    let end = buf.len();
+                    assert_eq!(first_outside(&buf[start..end], range, width), None);
+                    for at in (0..len).step_by(step) {
+                        buf[start + at] = outside;
+                        // A second one after it, which must not be the one
+                        // found.
+                        let second = (start + at + 7).min(end - 1);
+                        let kept = buf[second];
+                        buf[second] = outside;
+                        assert_eq!(
+                            first_outside(&buf[start..end], range, width),
+                            Some(at),
+                            "{range:x?} from {start}, at {at}"
+                        );
+                        buf[second] = kept;
+                        buf[start + at] = inside;
+                    }
+                }
+            }
+        }
     }
 }
