@@ -493,6 +493,23 @@ pub mod __bench {
         Some(unsafe { crate::kernel::check_dialect_with(run, dialect, bytes, true) }.1)
     }
 
+    /// Runs `f` with the AVX-512 kernel taking the look-behind bytes by
+    /// shuffles from inputs of `len` bytes on (`None`: from the default
+    /// length, 16 MiB), where the CPU's default leaves the prefetch hints
+    /// off; then goes back to the default. Global, as
+    /// [`with_prefetch`]'s setting; no effect on the
+    /// answers, only on speed; nothing off x86_64.
+    pub fn with_shuffles_from<T>(len: Option<usize>, f: impl FnOnce() -> T) -> T {
+        #[cfg(target_arch = "x86_64")]
+        crate::kernel::lookup::force_shuffles_from(len);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = len;
+        let out = f();
+        #[cfg(target_arch = "x86_64")]
+        crate::kernel::lookup::force_shuffles_from(None);
+        out
+    }
+
     /// Runs `f` with the vector kernels' prefetch hints forced on
     /// (`Some(true)`) or off (`Some(false)`), then goes back to the CPU's
     /// default (on x86_64, on except on AMD CPUs). The setting is global:

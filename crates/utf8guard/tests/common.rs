@@ -190,3 +190,25 @@ pub fn code_point(max: u32, ascii: u32) -> impl proptest::strategy::Strategy<Val
         ]),
     ]
 }
+
+/// Runs the ignored test `name` of this test binary in a process of its
+/// own (with the same arguments a test binary takes) and asserts that it
+/// passed. For the tests that change a setting global to the process
+/// (`utf8guard::__bench::with_shuffles_from`): in a process of their own
+/// they do not change what the other tests cover while they run.
+#[cfg(target_arch = "x86_64")]
+pub fn run_in_own_process(name: &str) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let output = std::process::Command::new(exe)
+        .args(["--ignored", "--exact", name, "--test-threads=1"])
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{name} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The filter matched the test, and it ran.
+    assert!(stdout.contains("1 passed"), "{name} did not run:\n{stdout}");
+}

@@ -525,6 +525,43 @@ fn surrogates_and_runs_across_every_boundary() {
     }
 }
 
+/// The tests above with the AVX-512 kernel taking the look-behind bytes
+/// by shuffles, as it does with inputs of 16 MiB and more on CPUs without
+/// prefetch hints: in a process of their own ([`shuffles_everywhere`]).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_tests_with_shuffles() {
+    common::run_in_own_process("shuffles_everywhere");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "run by the_tests_with_shuffles, in a process of its own"]
+fn shuffles_everywhere() {
+    utf8guard::__bench::with_prefetch(Some(false), || {
+        // A CESU-8 text of 16 MiB, where the shuffles start by default,
+        // with a trail surrogate alone near its end.
+        let pair: &[u8] = b"\xED\xA0\xBD\xED\xB8\x80";
+        let mut input = [pair, "\u{20AC}".as_bytes()]
+            .concat()
+            .repeat((16 << 20) / 9 + 1);
+        assert_eq!(check_kernels(Dialect::Cesu8, &input).0, Ok(()));
+        let at = input.len() - 900;
+        input[at..at + 3].copy_from_slice(b"abc");
+        check_kernels(Dialect::Cesu8, &input)
+            .0
+            .expect_err("a trail alone");
+        // Then from the shortest input the kernels' blocks take on.
+        utf8guard::__bench::with_shuffles_from(Some(0), || {
+            every_malformation_at_every_offset();
+            truncations_at_every_offset();
+            malformations_where_the_screen_takes_over_again();
+            malformations_in_text_dense_with_surrogate_pairs();
+            surrogates_and_runs_across_every_boundary();
+        });
+    });
+}
+
 #[test]
 fn corrected_magic_number() {
     let magic = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0A";

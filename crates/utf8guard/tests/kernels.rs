@@ -222,6 +222,43 @@ fn unaligned_slices() {
     }
 }
 
+/// The tests above with the AVX-512 kernel taking the look-behind bytes
+/// by shuffles, as it does with inputs of 16 MiB and more on CPUs without
+/// prefetch hints: in a process of their own ([`shuffles_everywhere`]).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_tests_with_shuffles() {
+    common::run_in_own_process("shuffles_everywhere");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "run by the_tests_with_shuffles, in a process of its own"]
+fn shuffles_everywhere() {
+    utf8guard::__bench::with_prefetch(Some(false), || {
+        // At the length where the shuffles start by default, with errors
+        // near the end and in the middle.
+        let input = filler((16 << 20) + 3, 2);
+        check(&input);
+        let len = input.len();
+        for at in [len / 2, len - 2100, len - 65, len - 1] {
+            let mut bad = input.clone();
+            bad[at] = 0xFF;
+            check(&bad);
+        }
+        // Then from the shortest input the kernels' blocks take on.
+        utf8guard::__bench::with_shuffles_from(Some(0), || {
+            every_malformation_at_every_offset();
+            truncation_at_the_end();
+            every_prefix_of_mixed_text();
+            ascii_prefix_of_every_length_then_text_or_error();
+            errors_near_the_ends_of_large_inputs();
+            large_inputs_with_late_errors();
+            unaligned_slices();
+        });
+    });
+}
+
 fn mutate(mut bytes: Vec<u8>, op: u8, at: usize, val: u8) -> Vec<u8> {
     if bytes.is_empty() {
         return vec![val];

@@ -84,7 +84,7 @@
 //! unfinished sequence is an error. The dialects without `00` fill it with
 //! spaces instead.
 
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use super::dialects::{Pairs, Spec, SURROGATE_MARK};
 use super::simd::SimdU8;
@@ -864,6 +864,35 @@ pub(crate) fn force_hints(on: Option<bool>) {
     HINTS.store(value, Ordering::Relaxed);
 }
 
+/// Inputs from this long on take their look-behind bytes by shuffles of
+/// the vectors before, not by loads, with 64-byte vectors on CPUs without
+/// prefetch hints ([`hints_help`]). Each of the loads at offsets -1 to -3
+/// spans two cache lines; when the lines come from memory, that took the
+/// AVX-512 kernel down to 13 GB/s on lipsum text of 64 and 256 MiB, where
+/// it runs at 30-33 GB/s with the shuffles, and a loop that only reads at
+/// 33-36 (AMD EPYC Zen 5, one core; `beyond-cache/1-core` in the paired
+/// benchmark went from 0.47-0.52x to 0.99-1.00x that loop, from 0.56x to
+/// 1.09x simdutf). In the caches the loads are the faster way: 64 against
+/// 48 GB/s up to 12 MiB of text; at 16 MiB 46 against 48, at 24 MiB 30
+/// against 44 (the third-level cache is 32 MiB).
+const SHUFFLES_FROM: usize = 16 << 20;
+
+/// [`SHUFFLES_FROM`], or what the tests set ([`force_shuffles_from`]).
+static SHUFFLES_MIN: AtomicUsize = AtomicUsize::new(SHUFFLES_FROM);
+
+#[inline(always)]
+fn shuffles_from() -> usize {
+    SHUFFLES_MIN.load(Ordering::Relaxed)
+}
+
+/// Sets the length from which 64-byte vectors take the look-behind by
+/// shuffles (`None`: [`SHUFFLES_FROM`]), so that the tests cover that way
+/// on short inputs.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn force_shuffles_from(len: Option<usize>) {
+    SHUFFLES_MIN.store(len.unwrap_or(SHUFFLES_FROM), Ordering::Relaxed);
+}
+
 /// A hint to bring the cache line of `bytes[at]` (of the last byte, if `at`
 /// is past the end) into the cache; nothing on targets without one.
 #[inline(always)]
@@ -1166,6 +1195,13 @@ pub(crate) unsafe fn validate_located<V: SimdU8, const LOADS: bool, D: Spec>(
     start: usize,
 ) -> Result<(), usize> {
     let len = bytes.len();
+    if V::LANES == 64 && LOADS && len >= shuffles_from() && !hints_help() {
+        // A long input, most likely beyond the caches, where the look-behind
+        // is shifted in ([`SHUFFLES_FROM`]).
+        // SAFETY: the caller's contract; the shuffle strategy reads only
+        // the input's bytes (as the first block always does).
+        return unsafe { validate_blocks::<V, false, D>(bytes, start) };
+    }
     if V::LANES > 32 && len <= HALF_WIDTH_MAX {
         // Short inputs, with 32-byte vectors: the 64-byte ones check the
         // first block with lane-crossing shifts, and loads of 64 bytes at
