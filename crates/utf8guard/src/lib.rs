@@ -496,18 +496,17 @@ pub mod __bench {
     /// Runs `f` with the AVX-512 kernel taking the look-behind bytes by
     /// shuffles from inputs of `len` bytes on (`None`: from the default
     /// length, 16 MiB), where the CPU's default leaves the prefetch hints
-    /// off; then goes back to the default. Global, as
-    /// [`with_prefetch`]'s setting; no effect on the
-    /// answers, only on speed; nothing off x86_64.
+    /// off; then goes back to the default. Global, as [`with_prefetch`]'s
+    /// setting; no effect on the answers, only on speed; nothing off
+    /// x86_64.
     pub fn with_shuffles_from<T>(len: Option<usize>, f: impl FnOnce() -> T) -> T {
         #[cfg(target_arch = "x86_64")]
-        crate::kernel::lookup::force_shuffles_from(len);
+        return with_setting(crate::kernel::lookup::force_shuffles_from, len, f);
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = len;
-        let out = f();
-        #[cfg(target_arch = "x86_64")]
-        crate::kernel::lookup::force_shuffles_from(None);
-        out
+        {
+            let _ = len;
+            f()
+        }
     }
 
     /// Runs `f` with the vector kernels' prefetch hints forced on
@@ -517,12 +516,20 @@ pub mod __bench {
     /// answers, only on speed; nothing on targets without the hints.
     pub fn with_prefetch<T>(on: Option<bool>, f: impl FnOnce() -> T) -> T {
         #[cfg(target_arch = "x86_64")]
-        crate::kernel::lookup::force_hints(on);
+        return with_setting(crate::kernel::lookup::force_hints, on, f);
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = on;
+        {
+            let _ = on;
+            f()
+        }
+    }
+
+    /// `set(value)`, then `f`, then `set(None)` (the default).
+    #[cfg(target_arch = "x86_64")]
+    fn with_setting<S, T>(set: fn(Option<S>), value: Option<S>, f: impl FnOnce() -> T) -> T {
+        set(value);
         let out = f();
-        #[cfg(target_arch = "x86_64")]
-        crate::kernel::lookup::force_hints(None);
+        set(None);
         out
     }
 }

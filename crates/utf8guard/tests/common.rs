@@ -212,3 +212,17 @@ pub fn run_in_own_process(name: &str) {
     // The filter matched the test, and it ran.
     assert!(stdout.contains("1 passed"), "{name} did not run:\n{stdout}");
 }
+
+/// A test `$name` that runs the ignored test `$child` of the same binary
+/// in a process of its own ([`run_in_own_process`]).
+#[allow(unused_macros)]
+macro_rules! test_in_own_process {
+    ($(#[$doc:meta])* $name:ident runs $child:ident) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        #[test]
+        fn $name() {
+            common::run_in_own_process(stringify!($child));
+        }
+    };
+}

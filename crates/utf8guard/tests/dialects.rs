@@ -7,6 +7,7 @@
 //! reserved runs at every offset, truncations, and random texts of each
 //! dialect with bytes changed.
 
+#[macro_use]
 mod common;
 
 use common::{automaton, kind};
@@ -525,14 +526,12 @@ fn surrogates_and_runs_across_every_boundary() {
     }
 }
 
-/// The tests above with the AVX-512 kernel taking the look-behind bytes
-/// by shuffles, as it does with inputs of 16 MiB and more on CPUs without
-/// prefetch hints: in a process of their own ([`shuffles_everywhere`]).
-#[cfg(target_arch = "x86_64")]
-#[test]
-fn the_tests_with_shuffles() {
-    common::run_in_own_process("shuffles_everywhere");
-}
+test_in_own_process!(
+    /// Each dialect's tests above with the AVX-512 kernel's look-behind
+    /// shifted in (its way with inputs of 16 MiB and more, without
+    /// prefetch hints).
+    the_tests_with_shuffles runs shuffles_everywhere
+);
 
 #[cfg(target_arch = "x86_64")]
 #[test]

@@ -1,5 +1,6 @@
 //! Every kernel against core and the reference DFA, with exact positions.
 
+#[macro_use]
 mod common;
 
 use common::{check, filler, MALFORMED, TRUNCATED};
@@ -222,14 +223,12 @@ fn unaligned_slices() {
     }
 }
 
-/// The tests above with the AVX-512 kernel taking the look-behind bytes
-/// by shuffles, as it does with inputs of 16 MiB and more on CPUs without
-/// prefetch hints: in a process of their own ([`shuffles_everywhere`]).
-#[cfg(target_arch = "x86_64")]
-#[test]
-fn the_tests_with_shuffles() {
-    common::run_in_own_process("shuffles_everywhere");
-}
+test_in_own_process!(
+    /// The strict tests above with the AVX-512 kernel shifting in its
+    /// look-behind bytes, as it does from 16 MiB on where the CPU takes no
+    /// prefetch hints.
+    the_tests_with_shuffles runs shuffles_everywhere
+);
 
 #[cfg(target_arch = "x86_64")]
 #[test]
