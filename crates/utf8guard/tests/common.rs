@@ -213,16 +213,24 @@ pub fn run_in_own_process(name: &str) {
     assert!(stdout.contains("1 passed"), "{name} did not run:\n{stdout}");
 }
 
-/// A test `$name` that runs the ignored test `$child` of the same binary
-/// in a process of its own ([`run_in_own_process`]).
+/// A test `$name` that runs `$child`, an ignored test of the same binary
+/// with `$body`, in a process of its own ([`run_in_own_process`]), with
+/// the kernels' prefetch hints off.
 #[allow(unused_macros)]
 macro_rules! test_in_own_process {
-    ($(#[$doc:meta])* $name:ident runs $child:ident) => {
+    ($(#[$doc:meta])* $name:ident runs $child:ident $body:block) => {
         $(#[$doc])*
         #[cfg(target_arch = "x86_64")]
         #[test]
         fn $name() {
             common::run_in_own_process(stringify!($child));
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[test]
+        #[ignore = "run by another test of this binary, in a process of its own"]
+        fn $child() {
+            utf8guard::__bench::with_prefetch(Some(false), || $body);
         }
     };
 }

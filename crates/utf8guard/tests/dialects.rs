@@ -530,14 +530,7 @@ test_in_own_process!(
     /// Each dialect's tests above with the AVX-512 kernel's look-behind
     /// shifted in (its way with inputs of 16 MiB and more, without
     /// prefetch hints).
-    the_tests_with_shuffles runs shuffles_everywhere
-);
-
-#[cfg(target_arch = "x86_64")]
-#[test]
-#[ignore = "run by the_tests_with_shuffles, in a process of its own"]
-fn shuffles_everywhere() {
-    utf8guard::__bench::with_prefetch(Some(false), || {
+    the_tests_with_shuffles runs shuffles_everywhere {
         // A CESU-8 text of 16 MiB, where the shuffles start by default,
         // with a trail surrogate alone near its end.
         let pair: &[u8] = b"\xED\xA0\xBD\xED\xB8\x80";
@@ -558,8 +551,8 @@ fn shuffles_everywhere() {
             malformations_in_text_dense_with_surrogate_pairs();
             surrogates_and_runs_across_every_boundary();
         });
-    });
-}
+    }
+);
 
 #[test]
 fn corrected_magic_number() {

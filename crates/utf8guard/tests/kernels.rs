@@ -227,14 +227,7 @@ test_in_own_process!(
     /// The strict tests above with the AVX-512 kernel shifting in its
     /// look-behind bytes, as it does from 16 MiB on where the CPU takes no
     /// prefetch hints.
-    the_tests_with_shuffles runs shuffles_everywhere
-);
-
-#[cfg(target_arch = "x86_64")]
-#[test]
-#[ignore = "run by the_tests_with_shuffles, in a process of its own"]
-fn shuffles_everywhere() {
-    utf8guard::__bench::with_prefetch(Some(false), || {
+    the_tests_with_shuffles runs shuffles_everywhere {
         // At the length where the shuffles start by default, with errors
         // near the end and in the middle.
         let input = filler((16 << 20) + 3, 2);
@@ -255,8 +248,8 @@ fn shuffles_everywhere() {
             large_inputs_with_late_errors();
             unaligned_slices();
         });
-    });
-}
+    }
+);
 
 fn mutate(mut bytes: Vec<u8>, op: u8, at: usize, val: u8) -> Vec<u8> {
     if bytes.is_empty() {
