@@ -115,6 +115,24 @@ pub(crate) fn avx512_entry() -> Entry {
     }
 }
 
+/// Run the active kernel on a chunk of a long input, with the AVX-512
+/// kernel's look-behind shifted in (see [`crate::kernel::lookup`]'s
+/// `SHUFFLES_FROM`), as a single call on the whole input would take it.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
+    if active() != Kernel::Avx512 {
+        return run(bytes);
+    }
+    let far: Entry = if has_avx512_vbmi() {
+        kernel::avx512::vbmi::validate_far
+    } else {
+        kernel::avx512::validate_shuffled
+    };
+    // SAFETY: the AVX-512 kernel is active, so the CPU has what it needs
+    // (AVX-512F and BW, BMI2), and VBMI where its entry point is taken.
+    unsafe { far(bytes) }
+}
+
 /// `true` when the CPU has what the AVX-512 kernel's `vpermb` entry points
 /// need: the kernel's own features and AVX-512VBMI.
 #[cfg(target_arch = "x86_64")]

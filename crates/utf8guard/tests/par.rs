@@ -1,6 +1,7 @@
 //! `par::validate` and `par::from_utf8` against the sequential API, with
 //! errors on and around the places where the input is cut into chunks.
 
+#[macro_use]
 mod common;
 
 use common::{filler, MALFORMED, TRUNCATED};
@@ -182,6 +183,23 @@ fn real_text() {
         check_public(&bad);
     }
 }
+
+test_in_own_process!(
+    /// The tests above with every chunk checked as part of a long input,
+    /// as the chunks of inputs of 16 MiB and more are where the CPU takes
+    /// no prefetch hints (the AVX-512 kernel's look-behind shifted in).
+    the_tests_as_a_long_input runs long_input_everywhere {
+        utf8guard::__bench::with_shuffles_from(Some(0), || {
+            every_small_chunking_of_the_hard_cases();
+            runs_of_continuation_bytes_across_cuts();
+            valid_text_in_every_chunking();
+            large_inputs_with_errors_near_cuts();
+            the_first_of_several_errors();
+            around_the_threshold();
+            real_text();
+        });
+    }
+);
 
 fn piece() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![

@@ -245,6 +245,17 @@ pub(crate) mod vbmi {
         "AVX-512F, AVX-512BW, AVX-512VBMI and BMI2"
     );
 
+    /// Strict UTF-8 with `vpermb` and the look-behind bytes shifted in
+    /// (see `lookup::SHUFFLES_FROM`): for the chunks of a long input.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
+    pub(crate) unsafe fn validate_far(bytes: &[u8]) -> Result<(), usize> {
+        // SAFETY: this function's own contract.
+        unsafe { lookup::validate::<V512<true>, false, dialects::Utf8>(bytes) }
+    }
+
     /// Validation of dialect `D` with AVX-512 and `vpermb` (see
     /// [`lookup::validate`]).
     ///

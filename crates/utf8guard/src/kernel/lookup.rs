@@ -885,6 +885,15 @@ fn shuffles_from() -> usize {
     SHUFFLES_MIN.load(Ordering::Relaxed)
 }
 
+/// `true` when the pieces of an input of `len` bytes, checked one by one
+/// (`par`'s chunks), are to be checked with the look-behind shifted in, as
+/// the whole input would be in a single call: their bytes come from beyond
+/// the caches as much as its do.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn far_input(len: usize) -> bool {
+    len >= shuffles_from() && !hints_help()
+}
+
 /// Sets the length from which 64-byte vectors take the look-behind by
 /// shuffles (`None`: [`SHUFFLES_FROM`]), so that the tests cover that way
 /// on short inputs.
