@@ -44,6 +44,7 @@ mod bmp_simd;
 mod corrected_simd;
 mod fast;
 mod pairs_simd;
+mod utf16_simd;
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1024,12 +1025,22 @@ pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
     /// Units converted at a time (their output, up to 3 bytes per unit,
     /// stays in the cache).
     const CHUNK: usize = 4096;
-    out.reserve(input.len() + input.len() / 2);
+    // Room for all of it at once: a vector that grew as it went would be
+    // copied (and a large one mapped and unmapped) at every step.
+    let bound = utf16_simd::wtf8_len_bound(input);
+    out.reserve(bound);
+    let end_of_room = out.len() + bound;
     let mut i = 0;
     while i < input.len() {
         let end = input.len().min(i + CHUNK);
         let len = out.len();
-        out.resize(len + 3 * (end - i), 0);
+        // Each unit wants 3 bytes of room for the fast path, but no more
+        // than the bound of what is left (the rest of the input's output
+        // always fits, so each step converts something).
+        out.resize(
+            len + (3 * (end - i)).min(end_of_room.saturating_sub(len).max(4)),
+            0,
+        );
         let progress = utf16_to_wtf8_into(&input[i..end], &mut out[len..], end == input.len());
         out.truncate(len + progress.written);
         i += progress.read;
@@ -1113,6 +1124,43 @@ pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound of UTF-16 in WTF-8 that `utf16_to_wtf8` reserves: exact
+    /// but for surrogate pairs (6 where they take 4), at lengths across the
+    /// pieces it counts at a time (where 16-bit counts would wrap).
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn the_bound_of_utf16_in_wtf8() {
+        for len in [0, 1, 15, 16, 17, 31, 33, 16383, 16384, 16385, 40000] {
+            for (unit, bytes) in [
+                (0x41, 1),
+                (0x7F, 1),
+                (0x80, 2),
+                (0x7FF, 2),
+                (0x800, 3),
+                (0xFFFF, 3),
+                (0xDBFF, 3),
+            ] {
+                let units = vec![unit; len];
+                assert_eq!(
+                    utf16_simd::wtf8_len_bound(&units),
+                    bytes * len,
+                    "{unit:X} x {len}"
+                );
+            }
+        }
+        let units = [0x61, 0xD83D, 0xDE00, 0x5B57, 0x3B1, 0xDC00];
+        assert_eq!(utf16_simd::wtf8_len_bound(&units), 1 + 6 + 3 + 2 + 3);
+        let mut out = Vec::new();
+        utf16_to_wtf8(&units, &mut out);
+        assert_eq!(
+            out,
+            "a\u{1F600}字α"
+                .bytes()
+                .chain([0xED, 0xB0, 0x80])
+                .collect::<Vec<u8>>()
+        );
+    }
 
     /// The widths of scan this CPU can run.
     fn widths() -> Vec<Width> {

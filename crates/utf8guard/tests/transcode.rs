@@ -609,41 +609,91 @@ proptest! {
         cuts in prop::collection::vec(0usize..9000, 0..6),
         room in prop_oneof![4usize..16, 16usize..20000],
     ) {
-        let mut expected = Vec::new();
-        let mut i = 0;
-        while i < units.len() {
-            let mut cp = u32::from(units[i]);
-            i += 1;
-            if (0xD800..0xDC00).contains(&cp) {
-                if let Some(&t) = units.get(i).filter(|&&t| (0xDC00..0xE000).contains(&t)) {
-                    cp = 0x1_0000 + ((cp - 0xD800) << 10) + (u32::from(t) - 0xDC00);
-                    i += 1;
-                }
-            }
-            expected.extend_from_slice(&Dialect::Wtf8.encode(cp).unwrap());
-        }
-        let mut got = Vec::new();
-        utf16_to_wtf8(&units, &mut got);
-        prop_assert_eq!(&got, &expected);
-        // In pieces, into a buffer of `room` bytes.
-        let mut got = Vec::new();
-        let mut buf = vec![0u8; room];
-        let mut start = 0;
-        for end in piece_ends(&cuts, units.len()) {
-            loop {
-                let p = utf16_to_wtf8_into(&units[start..end], &mut buf, end == units.len());
-                got.extend_from_slice(&buf[..p.written]);
-                start += p.read;
-                match p.result {
-                    Ok(Status::OutputFull) => prop_assert!(p.read > 0, "no progress at {}", start),
-                    Ok(Status::InputEmpty) => break,
-                    r => panic!("{r:?}"),
-                }
-            }
-        }
-        prop_assert_eq!(start, units.len());
-        prop_assert_eq!(got, expected);
+        check_utf16_to_wtf8(&units, &cuts, room)?;
     }
+
+    /// UTF-16 to WTF-8 on runs of units of one class (ASCII, up to U+07FF,
+    /// the rest of the BMP, surrogates alone or mostly so, surrogate
+    /// pairs), which the vector loop converts 16 at a time, against the
+    /// unit-by-unit reference.
+    #[test]
+    fn utf16_runs_to_wtf8_match_the_reference(
+        runs in prop::collection::vec((0..6u8, 1usize..80, any::<u64>()), 0..40),
+        cuts in prop::collection::vec(0usize..3000, 0..4),
+        room in prop_oneof![4usize..70, 70usize..10000],
+    ) {
+        let mut units = Vec::new();
+        for (class, len, seed) in runs {
+            let (low, span) = match class {
+                0 => (0, 0x80),
+                1 => (0x80, 0x780),
+                2 => (0x800, 0xD000),
+                3 => (0xE000, 0x2000),
+                4 => (0xD800, 0x800),
+                // Surrogate pairs.
+                _ => (0, 0x10_0000),
+            };
+            let mut x = seed | 1;
+            for _ in 0..len {
+                // A xorshift: the units of a run differ.
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let unit = low + x % span;
+                if class == 5 {
+                    units.extend([0xD800 | (unit >> 10) as u16, 0xDC00 | (unit & 0x3FF) as u16]);
+                } else {
+                    units.push(unit as u16);
+                }
+            }
+        }
+        check_utf16_to_wtf8(&units, &cuts, room)?;
+    }
+}
+
+/// `utf16_to_wtf8` and `utf16_to_wtf8_into` (the input cut at `cuts`, into
+/// a buffer of `room` bytes) against a unit-by-unit reference.
+fn check_utf16_to_wtf8(units: &[u16], cuts: &[usize], room: usize) -> Result<(), TestCaseError> {
+    let mut expected = Vec::new();
+    let mut i = 0;
+    while i < units.len() {
+        let mut cp = u32::from(units[i]);
+        i += 1;
+        if (0xD800..0xDC00).contains(&cp) {
+            if let Some(&t) = units.get(i).filter(|&&t| (0xDC00..0xE000).contains(&t)) {
+                cp = 0x1_0000 + ((cp - 0xD800) << 10) + (u32::from(t) - 0xDC00);
+                i += 1;
+            }
+        }
+        expected.extend_from_slice(&Dialect::Wtf8.encode(cp).unwrap());
+    }
+    let mut got = Vec::new();
+    utf16_to_wtf8(units, &mut got);
+    prop_assert_eq!(&got, &expected);
+    // Appended to bytes already there.
+    let mut got = b"before".to_vec();
+    utf16_to_wtf8(units, &mut got);
+    prop_assert_eq!(&got[..6], b"before");
+    prop_assert_eq!(&got[6..], &expected[..]);
+    // In pieces, into a buffer of `room` bytes.
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; room];
+    let mut start = 0;
+    for end in piece_ends(cuts, units.len()) {
+        loop {
+            let p = utf16_to_wtf8_into(&units[start..end], &mut buf, end == units.len());
+            got.extend_from_slice(&buf[..p.written]);
+            start += p.read;
+            match p.result {
+                Ok(Status::OutputFull) => prop_assert!(p.read > 0, "no progress at {}", start),
+                Ok(Status::InputEmpty) => break,
+                r => panic!("{r:?}"),
+            }
+        }
+    }
+    prop_assert_eq!(start, units.len());
+    prop_assert_eq!(got, expected);
+    Ok(())
 }
 
 /// Changes at every offset around the ends of the windows that the kernel

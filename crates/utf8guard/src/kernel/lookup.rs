@@ -889,7 +889,7 @@ fn shuffles_from() -> usize {
 /// (`par`'s chunks), are to be checked with the look-behind shifted in, as
 /// the whole input would be in a single call: their bytes come from beyond
 /// the caches as much as its do.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "rayon"))]
 pub(crate) fn far_input(len: usize) -> bool {
     len >= shuffles_from() && !hints_help()
 }

@@ -58,8 +58,22 @@ pub(super) fn to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     }
 }
 
+/// How many bits each byte has set (a lookup: `popcnt` is not part of the
+/// AVX2 target feature).
+#[cfg(target_arch = "x86_64")]
+pub(super) static COUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        t[bits] = (bits as u8).count_ones() as u8;
+        bits += 1;
+    }
+    t
+};
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::COUNT;
     use core::arch::x86_64::*;
 
     /// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
@@ -77,17 +91,6 @@ mod x86 {
                 }
                 lane += 1;
             }
-            bits += 1;
-        }
-        t
-    };
-
-    /// How many bits each byte has set.
-    static COUNT: [u8; 256] = {
-        let mut t = [0u8; 256];
-        let mut bits = 0;
-        while bits < 256 {
-            t[bits] = (bits as u8).count_ones() as u8;
             bits += 1;
         }
         t

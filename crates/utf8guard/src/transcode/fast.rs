@@ -662,7 +662,28 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// Returns the units read and the bytes written.
 pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
     let (mut i, mut w) = (0, 0);
+    let level = super::pairs_simd::level();
+    let vectors = super::utf16_simd::available(level);
+    // Where the vector loop is tried again after it stopped, and how far
+    // on it is tried next after converting nothing: in text dense with
+    // surrogates (emoji), each try would cost a failed step.
+    let (mut vectors_from, mut skip) = (0, super::utf16_simd::STEP);
     while i < src.len() {
+        if vectors && i >= vectors_from {
+            let (r, n) = super::utf16_simd::to_utf8(level, &src[i..], &mut dst[w..]);
+            (i, w) = (i + r, w + n);
+            // It stopped before a step with a surrogate, or near the end:
+            // the loop below takes at least that step.
+            skip = if r == 0 {
+                (2 * skip).min(1024)
+            } else {
+                super::utf16_simd::STEP
+            };
+            vectors_from = i + skip;
+            if i == src.len() {
+                break;
+            }
+        }
         let unit = src[i];
         if unit < 0x80 {
             if let (Some(chunk), Some(bytes)) = (src.get(i..i + 4), dst.get_mut(w..w + 4)) {
