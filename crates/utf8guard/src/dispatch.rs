@@ -118,7 +118,7 @@ pub(crate) fn avx512_entry() -> Entry {
 /// Run the active kernel on a chunk of a long input, with the AVX-512
 /// kernel's look-behind shifted in (see [`crate::kernel::lookup`]'s
 /// `SHUFFLES_FROM`), as a single call on the whole input would take it.
-#[cfg(all(target_arch = "x86_64", feature = "rayon"))]
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
     if active() != Kernel::Avx512 {
         return run(bytes);

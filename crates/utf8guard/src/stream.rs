@@ -94,6 +94,12 @@ pub struct StreamValidator {
     head: bool,
     /// What was learned on the way (Corrected UTF-8).
     inspection: Inspection,
+    /// The address just after the last chunk, and how many bytes the
+    /// chunks fed so far hold in one stretch of memory, each starting where
+    /// the one before ended: pieces of one long buffer, checked the way a
+    /// single call on that buffer would be (see [`Self::update`]).
+    next_address: usize,
+    stretch: usize,
 }
 
 impl Default for StreamValidator {
@@ -118,6 +124,8 @@ impl StreamValidator {
                 magic_number: false,
                 first_reserved_run: None,
             },
+            next_address: 0,
+            stretch: 0,
         }
     }
 
@@ -183,6 +191,13 @@ impl StreamValidator {
             return self.update_dialect(chunk);
         }
         self.fed += chunk.len();
+        let address = chunk.as_ptr() as usize;
+        self.stretch = if address == self.next_address {
+            self.stretch + chunk.len()
+        } else {
+            chunk.len()
+        };
+        self.next_address = address + chunk.len();
         let mut rest = chunk;
         if self.carry_len > 0 {
             match self.complete_carry(rest) {
@@ -191,6 +206,25 @@ impl StreamValidator {
             }
             if let Some(error) = self.error {
                 return Err(error);
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernel::lookup::far_input(self.stretch) {
+            // The chunks walk through a buffer longer than the caches hold
+            // (or were cut from one), whose bytes come from memory: as a
+            // single call on it would, the AVX-512 kernel takes its
+            // look-behind by shifts (`kernel::lookup`'s `SHUFFLES_FROM`).
+            // Up to the start of the last character, which may be
+            // unfinished: that one goes the usual way below. If there is
+            // an error, the usual way finds it again, exactly.
+            let last = rest.len().saturating_sub(4)..rest.len();
+            let cut = rest[last.clone()]
+                .iter()
+                .rposition(|&b| (b as i8) >= -0x40)
+                .map_or(rest.len(), |at| last.start + at);
+            if crate::dispatch::run_far(&rest[..cut]).is_ok() {
+                self.accepted += cut;
+                rest = &rest[cut..];
             }
         }
         match crate::from_utf8(rest) {

@@ -2,6 +2,7 @@
 //! its chunks, for every way of splitting the hard cases and for random
 //! chunkings.
 
+#[macro_use]
 mod common;
 
 use common::{filler, MALFORMED, TRUNCATED};
@@ -314,3 +315,24 @@ proptest! {
         check_chunks(&chunks);
     }
 }
+
+test_in_own_process!(
+    /// The tests above with every piece checked as part of a buffer longer
+    /// than the caches, as the pieces of one stretch of memory of 16 MiB
+    /// and more are where the CPU takes no prefetch hints (the AVX-512
+    /// kernel's look-behind shifted in, up to the last character of each
+    /// piece, which goes the usual way).
+    the_tests_as_pieces_of_a_long_buffer runs long_buffer_everywhere {
+        utf8guard::__bench::with_shuffles_from(Some(0), || {
+            documented_examples();
+            empty_stream_and_empty_chunks();
+            every_split_of_every_malformed_sequence();
+            every_split_of_every_truncated_ending();
+            every_split_of_valid_characters();
+            one_byte_at_a_time();
+            large_chunks_with_errors_near_their_edges();
+            real_text_in_odd_chunks();
+            random_chunkings_agree_with_from_utf8();
+        })
+    }
+);

@@ -250,7 +250,6 @@ pub(crate) mod vbmi {
     ///
     /// # Safety
     /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
-    #[cfg(feature = "rayon")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
     pub(crate) unsafe fn validate_far(bytes: &[u8]) -> Result<(), usize> {
         // SAFETY: this function's own contract.
