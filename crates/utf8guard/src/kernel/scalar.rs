@@ -1,9 +1,9 @@
 //! The portable kernel: what every target without a vector kernel runs
 //! (RISC-V, POWER, s390x, 32-bit ARM, WebAssembly without SIMD, `no_std`
 //! builds), in plain Rust without `unsafe` (but for one call on x86-64:
-//! the same code compiled for BMI2, see [`validate_long`]). (The other dialects of the
-//! UTF-8 family run their own automata here, with ASCII skipped 16 bytes at
-//! a time: see [`validate_dialect`].)
+//! the same code compiled for BMI2, see [`validate_long`]). (The other
+//! dialects of the UTF-8 family run their own automata here, with ASCII
+//! skipped 16 bytes at a time: see [`validate_dialect`].)
 //!
 //! Bytes are either skipped as ASCII, 64 at a time, skipped as runs of
 //! well-formed 3-byte or 4-byte characters, 6 or 8 at a time, or run through
@@ -234,11 +234,12 @@ cpufeatures::new!(cpuid_bmi2, "bmi2");
 /// the DFA's shifts `shrx` rather than `shr` by `cl`. The latter leaves the
 /// flags as they were when the count is zero, so it depends on the flags
 /// of the instruction before it, which may tie the two chains of a block
-/// (meant to run side by side) together; `shrx` touches no flags. Its
-/// speed also changed with where the loop fell in the binary: the
-/// non-ASCII lipsum files and the emoji corpus ran at 3.4-3.8 GB/s in one
-/// build and 4.7-5.4 in another, and at 5.2-5.8 with BMI2 (Zen 5, the
-/// scalar kernel forced, in turns with std).
+/// (meant to run side by side) together; `shrx` touches no flags. Without
+/// BMI2 the speed also changed with where the loop fell in the binary:
+/// Arabic lipsum and the emoji corpus ran at 3.4-3.7 GB/s in one build and
+/// 4.7-5.4 in another, the same code. With BMI2 the non-ASCII lipsum files
+/// and corpora ran at 4.7-6.1 GB/s, against 3.6-4.9 in the slower build
+/// without (Zen 5, the scalar kernel forced, in turns with std).
 #[inline(never)]
 fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
