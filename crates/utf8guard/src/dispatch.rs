@@ -99,7 +99,7 @@ fn entry(kernel: Kernel) -> Entry {
         Kernel::Neon => kernel::neon::validate,
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Kernel::Simd128 => kernel::simd128::validate,
-        Kernel::Scalar => kernel::scalar::validate,
+        Kernel::Scalar => kernel::scalar::validate_out_of_line,
     }
 }
 

@@ -349,8 +349,9 @@ impl Kernel {
             // Available everywhere: no test of the CPU. Inputs shorter than
             // `SHORT_DFA` here, inlined into the caller: the tests of
             // `small`, then the shift DFA over all their bytes (through the
-            // call below, text strings of 4 and 8 bytes measured 1.15x and
-            // 1.5x std; this, 1.8x and 2.0x or more: Zen 5,
+            // call below, before it was compiled for BMI2, text strings of
+            // 4 and 8 bytes measured 1.15x and 1.5x std; this, 1.8x and
+            // 2.0x or more: Zen 5,
             // `scalar-vs-std/text/<n>` in the paired benchmark). The
             // others: a tail call to the kernel's own function (inlined
             // here, it made every call pay that function's prologue, which
@@ -383,7 +384,7 @@ impl Kernel {
         }
         self.assert_available();
         match self {
-            Kernel::Scalar => kernel::scalar::validate(bytes),
+            Kernel::Scalar => kernel::scalar::validate_out_of_line(bytes),
             // SAFETY: availability was asserted above.
             #[cfg(target_arch = "x86_64")]
             Kernel::Sse42 => unsafe { kernel::sse42::validate(bytes) },
