@@ -542,16 +542,18 @@ unsafe fn unfinished_for_screen<V: SimdU8, D: Spec>(ptr: *const u8) -> bool {
     let pad = behind::<D>();
     // SAFETY: `ptr - pad .. ptr` is readable (caller).
     let before = unsafe { core::slice::from_raw_parts(ptr.wrapping_sub(pad), pad) };
-    // The test for a lead surrogate inlined with 32- and 64-byte vectors,
-    // a call with 16-byte ones. In CESU-8 text of emoji this runs at every
-    // block of the dialect's own checks: inlined, AVX-512 went from 0.77x
-    // strict UTF-8's throughput to 0.84x, AVX2 stayed at 0.88x, and SSE4.2
-    // went from 0.89x to 0.83x (Zen 5, `dialects/Emoji/<kernel>` in the
-    // paired benchmark; a call to the same test or, as it was, to the loop
-    // of `(2..=4).any(..)`, which the compiler left out of line, measured
-    // the same).
+    // The test for a lead surrogate inlined with 32- and 64-byte vectors
+    // and with WebAssembly's, a call with the other 16-byte ones. In CESU-8
+    // text of emoji this runs at every block of the dialect's own checks:
+    // inlined, AVX-512 went from 0.77x strict UTF-8's throughput to 0.82-
+    // 0.85x, AVX2 stayed at 0.88x, and SSE4.2 went from 0.89x to 0.83x
+    // (Zen 5, `dialects/Emoji/<kernel>` in the paired benchmark; a call to
+    // the same test or, as it was, to the loop of `(2..=4).any(..)`, which
+    // the compiler left out of line, measured the same); simd128 went from
+    // 0.71x to 0.75x (Node.js on Zen 5, the portable benchmark). NEON's,
+    // not measured, keep the call.
     let pair = D::PAIRS == Pairs::Required
-        && if V::LANES >= 32 {
+        && if V::LANES >= 32 || cfg!(target_arch = "wasm32") {
             lead_in_last_four(before)
         } else {
             lead_in_last_four_out_of_line(before)
