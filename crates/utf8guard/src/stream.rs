@@ -209,11 +209,11 @@ impl StreamValidator {
             }
         }
         #[cfg(target_arch = "x86_64")]
-        if crate::kernel::lookup::far_input(self.stretch) {
-            // The chunks walk through a buffer longer than the caches hold
-            // (or were cut from one), whose bytes come from memory: as a
-            // single call on it would, the AVX-512 kernel takes its
-            // look-behind by shifts (`kernel::lookup`'s `SHUFFLES_FROM`).
+        if crate::kernel::lookup::far_stream(self.stretch) {
+            // The chunks walk through a buffer of 2 MiB or more (or were
+            // cut from one), whose bytes most likely come from memory: as a
+            // single call on a longer one would, the AVX-512 kernel takes
+            // its look-behind by shifts (`kernel::lookup`'s `far_stream`).
             // Up to the start of the last character, which may be
             // unfinished: that one goes the usual way below. If there is
             // an error, the usual way finds it again, exactly.

@@ -909,6 +909,20 @@ pub(crate) fn far_input(len: usize) -> bool {
     len >= shuffles_from() && !hints_help()
 }
 
+/// `true` when a stream's pieces that walk one stretch of memory of `len`
+/// bytes so far are to be checked with the look-behind shifted in: from an
+/// eighth of [`SHUFFLES_FROM`] (2 MiB, past the second-level cache) on.
+/// Lower than for a single call, because guessing wrong costs more one way
+/// than the other: pieces of a buffer in the third-level cache ran 11-13%
+/// slower with the shifts (4 and 8 MiB: 66 -> 58 and 40 -> 35 GB/s), pieces
+/// of one beyond the caches 2x slower with the loads (16 against 32 GB/s;
+/// on 64 MiB in 64 KiB pieces, the stream went from 26 to 31-32 GB/s, one
+/// call 34; AMD EPYC Zen 5).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn far_stream(len: usize) -> bool {
+    len >= shuffles_from() / 8 && !hints_help()
+}
+
 /// Sets the length from which 64-byte vectors take the look-behind by
 /// shuffles (`None`: [`SHUFFLES_FROM`]), so that the tests cover that way
 /// on short inputs.
