@@ -901,10 +901,11 @@ fn shuffles_from() -> usize {
 }
 
 /// `true` when the pieces of an input of `len` bytes, checked one by one
-/// (`par`'s chunks, a stream's pieces of one buffer), are to be checked
-/// with the look-behind shifted in, as the whole input would be in a
-/// single call: their bytes come from beyond the caches as much as its do.
-#[cfg(target_arch = "x86_64")]
+/// (`par`'s chunks; a stream's pieces of one buffer: [`far_stream`]), are
+/// to be checked with the look-behind shifted in, as the whole input would
+/// be in a single call: their bytes come from beyond the caches as much as
+/// its do.
+#[cfg(all(target_arch = "x86_64", feature = "rayon"))]
 pub(crate) fn far_input(len: usize) -> bool {
     len >= shuffles_from() && !hints_help()
 }
