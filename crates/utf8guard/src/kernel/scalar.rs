@@ -216,7 +216,7 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
 #[inline(never)]
 pub(crate) fn validate_out_of_line(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
-    if cpuid_bmi2::get() {
+    if small::has_bmi2() {
         // SAFETY: the CPU has BMI2.
         return unsafe { validate_bmi2(bytes) };
     }
@@ -248,9 +248,6 @@ fn is_ascii_up_to_256(bytes: &[u8]) -> bool {
     chunks.iter().all(is_ascii_chunk) && is_ascii_chunk(last)
 }
 
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_bmi2, "bmi2");
-
 /// [`validate`] for inputs of at least [`CHUNK`] bytes.
 ///
 /// On x86-64 CPUs with BMI2 the same code is compiled for it, which makes
@@ -266,7 +263,7 @@ cpufeatures::new!(cpuid_bmi2, "bmi2");
 #[inline(never)]
 fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
-    if cpuid_bmi2::get() {
+    if small::has_bmi2() {
         // SAFETY: the CPU has BMI2.
         return unsafe { validate_long_bmi2(bytes) };
     }
