@@ -7,7 +7,8 @@
 //! skipped 16 bytes at a time: see [`validate_dialect`].)
 //!
 //! Bytes are either skipped as ASCII, 64 at a time, skipped as runs of
-//! well-formed 4-byte characters, 8 at a time, or run through
+//! well-formed 4-byte characters, 8 at a time (and, but on x86-64, of
+//! 3-byte ones, 6 at a time), or run through
 //! the shift DFA of [`crate::small`]: one table load that does not depend on
 //! the state and one shift that does, per byte, with no branch. Most of the
 //! work is in switching between them cheaply:
@@ -27,14 +28,16 @@
 //!         the first non-ASCII byte, from a mask of the last chunk's high
 //!         bits)
 //! DFA mode:
-//!     between characters, skip a run of 4-byte characters, two at a time
-//!         with word operations (emoji); after a run of 64 bytes or more,
-//!         the blocks start again from 32 bytes
+//!     between characters, skip a run of 4-byte characters (but on x86-64,
+//!         or of 3-byte ones), two at a time with word operations (emoji;
+//!         CJK); after a run of 64 bytes or more, the blocks start again
+//!         from 32 bytes
 //!     run the DFA over a block: 32 bytes, doubling up to 512 while the text
 //!         stays non-ASCII, ended at a character start; from 256 bytes, two
 //!         chains over the two halves of the block (split at a character
 //!         start) take turns byte by byte, since each step of one chain
-//!         waits for the step before it
+//!         waits for the step before it (on x86-64 the second chain takes
+//!         its bytes out of 8-byte words)
 //!     a block that ends in the reject state is where the error is
 //!     back to ASCII mode when a block ends between characters and the next
 //!         16 bytes are ASCII
@@ -158,30 +161,36 @@ fn character_start(bytes: &[u8], at: usize) -> usize {
 /// The first must end between characters for the two to join.
 /// Needs `end - start >= 8`.
 ///
-/// The first chain loads its bytes one by one; the second loads 8 at a
-/// time and takes each out of the word with a shift. Loading every byte,
-/// both chains made two loads a byte (the byte, then its table entry),
-/// and loads, not the chains' one-cycle steps, set the pace; extracting
-/// every byte from words loads the least but costs two more operations a
-/// byte. Half and half, the non-ASCII lipsum files and corpora went from
-/// 4.7-6.1 GB/s to 4.9-6.8 (the emoji corpus 5.4 -> 6.7; Zen 5, the scalar
-/// kernel forced, `scalar-vs-std` in the paired benchmark, two runs of
-/// each build in turns).
+/// The first chain loads its bytes one by one; with `WORDS`, the second
+/// loads 8 at a time and takes each out of the word with a shift, else it
+/// loads them one by one too. See [`SECOND_CHAIN_WORDS`].
 #[inline(always)]
-fn run_two_chains(state: ShiftState, bytes: &[u8], start: usize, end: usize) -> ShiftState {
+fn run_two_chains<const WORDS: bool>(
+    state: ShiftState,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> ShiftState {
     let middle = character_start(bytes, start + (end - start) / 2);
     let together = (middle - start).min(end - middle);
     let (mut first, mut second) = (state, SHIFT_ACCEPT);
-    let (firsts, first_rest) = bytes[start..start + together].as_chunks::<8>();
-    let (seconds, second_rest) = bytes[middle..middle + together].as_chunks::<8>();
-    for (a, b) in firsts.iter().zip(seconds) {
-        let w = u64::from_le_bytes(*b);
-        for (k, &a) in a.iter().enumerate() {
-            first = shift_step(first, a);
-            second = shift_step(second, (w >> (8 * k)) as u8);
+    let firsts = &bytes[start..start + together];
+    let seconds = &bytes[middle..middle + together];
+    let (firsts, seconds) = if WORDS {
+        let (first_words, first_rest) = firsts.as_chunks::<8>();
+        let (second_words, second_rest) = seconds.as_chunks::<8>();
+        for (a, b) in first_words.iter().zip(second_words) {
+            let w = u64::from_le_bytes(*b);
+            for (k, &a) in a.iter().enumerate() {
+                first = shift_step(first, a);
+                second = shift_step(second, (w >> (8 * k)) as u8);
+            }
         }
-    }
-    for (&a, &b) in first_rest.iter().zip(second_rest) {
+        (first_rest, second_rest)
+    } else {
+        (firsts, seconds)
+    };
+    for (&a, &b) in firsts.iter().zip(seconds) {
         first = shift_step(first, a);
         second = shift_step(second, b);
     }
@@ -369,7 +378,7 @@ fn long(bytes: &[u8]) -> Result<(), usize> {
         // there.
         loop {
             if state == SHIFT_ACCEPT {
-                let run_end = wide_run(bytes, pos);
+                let run_end = wide_run::<THREE_BYTE_RUNS>(bytes, pos);
                 if run_end - pos >= WIDE_RESET {
                     block = MIN_BLOCK;
                 }
@@ -386,7 +395,7 @@ fn long(bytes: &[u8]) -> Result<(), usize> {
             // (A block of `TWO_CHAINS` bytes can end up to 3 bytes early at
             // a character start: it still runs as two chains.)
             let after = if end - pos >= TWO_CHAINS - 3 {
-                run_two_chains(state, bytes, pos, end)
+                run_two_chains::<SECOND_CHAIN_WORDS>(state, bytes, pos, end)
             } else {
                 shift_run(state, &bytes[pos..end])
             };
@@ -424,31 +433,94 @@ const WIDE_RESET: usize = 64;
 /// Code points `>> 16` of 4-byte characters (bit set: allowed): planes 1 to
 /// 16, not 0 (overlong) nor 17 and up (above U+10FFFF).
 const FOUR_BYTE_PLANES: u32 = 0x0001_FFFE;
+/// Code points `>> 11` of 3-byte characters: not 0 (overlong, below
+/// U+0800) nor 27 (U+D800 to U+DFFF, surrogates).
+const THREE_BYTE_TOPS: u32 = !(1 | 1 << 27);
 
-/// The end of the run of well-formed 4-byte characters, two per 8-byte
-/// word, that starts at `pos`, which is between characters: `pos` itself
-/// if there is none. Text of emoji is mostly such runs, which are checked
-/// here faster than by the DFA's two chains (the emoji lipsum 7.5 GB/s
-/// against 6.9 GB/s; Zen 5, `scalar-vs-std/lipsum/Emoji` in the paired
-/// benchmark). Runs of 3-byte characters (CJK, Thai) are not taken this
-/// way: two at a time from 6 bytes, they ran at 4.9-5.5 GB/s, the DFA
-/// at 6.8-7.0.
+/// Whether the second of [`run_two_chains`]'s chains takes its bytes out
+/// of 8-byte words rather than loading each. On x86-64, where loading
+/// every byte made two loads a byte in each chain (the byte, then its
+/// table entry) and the loads set the pace: the non-ASCII lipsum files and
+/// corpora went from 4.7-6.1 GB/s to 4.9-6.8 (the emoji corpus 5.4 -> 6.7;
+/// Zen 5, the scalar kernel forced, `scalar-vs-std` in the paired
+/// benchmark). Not elsewhere: in WebAssembly under Node.js the words made
+/// text 10% slower (3.6 -> 3.2 GB/s, the portable benchmark's `wasm32`).
+const SECOND_CHAIN_WORDS: bool = cfg!(target_arch = "x86_64");
+
+/// Whether [`wide_run`] takes runs of 3-byte characters (CJK, Thai), two
+/// at a time from 6 bytes. Not on x86-64, where the DFA's two chains
+/// (with [`SECOND_CHAIN_WORDS`]) check them faster: the CJK corpus 4.8
+/// GB/s -> 6.9, the Chinese lipsum 4.7 -> 6.7 (Zen 5, as above). In
+/// WebAssembly under Node.js the runs are the faster (the Chinese lipsum
+/// 4.4 GB/s against 3.2).
+const THREE_BYTE_RUNS: bool = !cfg!(target_arch = "x86_64");
+
+/// The end of the run of well-formed 4-byte characters (two per 8-byte
+/// word) or, with `THREE`, of 3-byte characters (two per 6 bytes) that
+/// starts at `pos`, which is between characters: `pos` itself if there is
+/// none. Text in one script of these widths (emoji; CJK) is mostly such
+/// runs, checked here faster than by the DFA a byte at a time: the emoji
+/// lipsum 7.4 GB/s against 6.9 with the DFA's two chains (Zen 5, as
+/// above). `THREE` is [`THREE_BYTE_RUNS`] but in tests.
 #[inline(always)]
-fn wide_run(bytes: &[u8], mut pos: usize) -> usize {
-    // Lead bytes F0..F7 at bytes 0 and 4, continuation bytes else; each
-    // character's code point >> 16 from the lead's 3 bits and the top 2
-    // bits of the first continuation's 6.
+fn wide_run<const THREE: bool>(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        // Lead bytes F0..F7 at bytes 0 and 4, continuation bytes else; each
+        // character's code point >> 16 from the lead's 3 bits and the top 2
+        // bits of the first continuation's 6.
+        Some(0xF0..) => pairs_of_characters::<8>(
+            bytes,
+            pos,
+            (0xC0C0_C0F8_C0C0_C0F8, 0x8080_80F0_8080_80F0),
+            FOUR_BYTE_PLANES,
+            |w| {
+                (
+                    (w & 7) << 2 | (w >> 12) & 3,
+                    (w >> 32 & 7) << 2 | (w >> 44) & 3,
+                )
+            },
+        ),
+        // Lead bytes E0..EF at bytes 0 and 3, continuation bytes at 1, 2, 4
+        // and 5 (bytes 6 and 7 are the next pair's); code point >> 11 from
+        // the lead's 4 bits and the top bit of the first continuation's 6.
+        Some(0xE0..=0xEF) if THREE => pairs_of_characters::<6>(
+            bytes,
+            pos,
+            (0xC0C0_F0C0_C0F0, 0x8080_E080_80E0),
+            THREE_BYTE_TOPS,
+            |w| {
+                (
+                    (w & 0xF) << 1 | (w >> 13) & 1,
+                    (w >> 24 & 0xF) << 1 | (w >> 37) & 1,
+                )
+            },
+        ),
+        _ => pos,
+    }
+}
+
+/// [`wide_run`] for characters of `WIDTH / 2` bytes: pairs of them taken
+/// from `pos` while the 8 bytes read there, under `pattern.0`, are
+/// `pattern.1` (lead and continuation bytes where they belong) and both
+/// characters' top code point bits (by `tops`, 5 bits each) are allowed.
+#[inline(always)]
+fn pairs_of_characters<const WIDTH: usize>(
+    bytes: &[u8],
+    mut pos: usize,
+    pattern: (u64, u64),
+    allowed: u32,
+    tops: impl Fn(u64) -> (u64, u64),
+) -> usize {
     while let Some(word) = bytes[pos..].first_chunk::<8>() {
         let w = u64::from_le_bytes(*word);
-        if w & 0xC0C0_C0F8_C0C0_C0F8 != 0x8080_80F0_8080_80F0 {
+        if w & pattern.0 != pattern.1 {
             break;
         }
-        let top0 = (w & 7) << 2 | (w >> 12) & 3;
-        let top1 = (w >> 32 & 7) << 2 | (w >> 44) & 3;
-        if (FOUR_BYTE_PLANES >> top0) & (FOUR_BYTE_PLANES >> top1) & 1 == 0 {
+        let (top0, top1) = tops(w);
+        if (allowed >> top0) & (allowed >> top1) & 1 == 0 {
             break;
         }
-        pos += 8;
+        pos += WIDTH;
     }
     pos
 }
@@ -613,11 +685,11 @@ mod tests {
                 for end in (start + 8..len).step_by(3 * step()) {
                     let state = shift_run(SHIFT_ACCEPT, &bytes[..start]);
                     for state in [SHIFT_ACCEPT, state] {
-                        assert_eq!(
-                            run_two_chains(state, &bytes, start, end),
-                            shift_run(state, &bytes[start..end]),
-                            "{start}..{end}, 0xFF at {bad_at:?}"
-                        );
+                        let one = shift_run(state, &bytes[start..end]);
+                        let words = run_two_chains::<true>(state, &bytes, start, end);
+                        let loads = run_two_chains::<false>(state, &bytes, start, end);
+                        assert_eq!(words, one, "{start}..{end}, 0xFF at {bad_at:?}");
+                        assert_eq!(loads, one, "{start}..{end}, 0xFF at {bad_at:?}");
                     }
                 }
             }
@@ -715,48 +787,56 @@ mod tests {
         }
     }
 
-    /// `wide_run` takes a pair of 4-byte characters exactly when both are
-    /// well formed by the reference DFA: each lead byte `F0..F7` with every
-    /// second byte, and third and fourth bytes in and out of the
-    /// continuation range, in either character of a pair, after two
-    /// well-formed pairs; and no 3-byte characters, which the DFA checks.
-    /// Each input is also validated whole.
+    /// `wide_run` takes a pair of 3-byte (with `THREE`) or 4-byte characters
+    /// exactly when both are well formed by the reference DFA: each lead
+    /// byte of the width with every second byte, and third (and fourth)
+    /// bytes in and out of the continuation range, in either character of a
+    /// pair, after two well-formed pairs. Without `THREE`, no 3-byte
+    /// characters. Each input is also validated whole.
     #[test]
     #[cfg_attr(miri, ignore)] // see `step`
     fn wide_runs_take_exactly_the_well_formed_pairs() {
-        let well_formed = |pair: &[u8]| {
-            pair.chunks(4)
-                .all(|c| c[0] >= 0xF0 && utf8guard_dfa::validate(c).is_ok())
+        let well_formed = |pair: &[u8], width: usize| {
+            pair.chunks(width).all(|c| {
+                c[0] >= 0xF0 - 0x10 * (4 - width as u8) && utf8guard_dfa::validate(c).is_ok()
+            })
         };
+        assert_eq!(wide_run::<false>("中文中文字符".as_bytes(), 0), 0);
+        // (A pair is read as 8 bytes: the last pair, with 6 left, is not taken.)
+        assert_eq!(wide_run::<true>("中文中文字符".as_bytes(), 0), 12);
         let tails = [0x80, 0xBF, 0x41, 0xC0];
-        assert_eq!(wide_run("中文中文字符".as_bytes(), 0), 0);
-        assert_eq!(wide_run("😀🚀中文".as_bytes(), 0), 8);
-        let (width, good) = (4, "😀🚀");
-        for lead in 0xF0..=0xF7 {
-            for second in 0..=255 {
-                for (third, last) in tails.into_iter().zip([0x80, 0x41, 0xBF, 0x80]) {
-                    for slot in [0, width] {
-                        let mut pair = good.as_bytes().to_vec();
-                        pair[slot..slot + 4].copy_from_slice(&[lead, second, third, last]);
-                        let mut input = good.repeat(2).into_bytes();
-                        input.extend_from_slice(&pair);
-                        input.extend_from_slice(good.as_bytes());
-                        input.extend_from_slice(b"tail");
-                        let mut expected = 0;
-                        while input.len() - expected >= 8
-                            && well_formed(&input[expected..expected + 2 * width])
-                        {
-                            expected += 2 * width;
+        for (width, good, leads) in [(3, "中文", 0xE0..=0xEF), (4, "😀🚀", 0xF0..=0xF7)] {
+            for lead in leads {
+                for second in 0..=255 {
+                    for (third, last) in tails.into_iter().zip([0x80, 0x41, 0xBF, 0x80]) {
+                        for slot in [0, width] {
+                            let mut pair = good.as_bytes().to_vec();
+                            pair[slot..slot + 3].copy_from_slice(&[lead, second, third]);
+                            if width == 4 {
+                                pair[slot + 3] = last;
+                            }
+                            let mut input = good.repeat(2).into_bytes();
+                            input.extend_from_slice(&pair);
+                            input.extend_from_slice(good.as_bytes());
+                            input.extend_from_slice(b"tail");
+                            let mut expected = 0;
+                            while input.len() - expected >= 8
+                                && well_formed(&input[expected..expected + 2 * width], width)
+                            {
+                                expected += 2 * width;
+                            }
+                            assert_eq!(wide_run::<true>(&input, 0), expected, "{input:02X?}");
+                            let without = if width == 3 { 0 } else { expected };
+                            assert_eq!(wide_run::<false>(&input, 0), without, "{input:02X?}");
+                            // The same through the kernel: after ASCII, a
+                            // character and two ASCII bytes, DFA mode starts
+                            // between characters at the run.
+                            let mut long = std::vec![b'.'; 70];
+                            long.extend_from_slice("жab".as_bytes());
+                            long.extend_from_slice(&input);
+                            long.extend_from_slice(&[b'.'; 64]);
+                            check(&long);
                         }
-                        assert_eq!(wide_run(&input, 0), expected, "{input:02X?}");
-                        // The same through the kernel: after ASCII, a
-                        // character and two ASCII bytes, DFA mode starts
-                        // between characters at the run.
-                        let mut long = std::vec![b'.'; 70];
-                        long.extend_from_slice("жab".as_bytes());
-                        long.extend_from_slice(&input);
-                        long.extend_from_slice(&[b'.'; 64]);
-                        check(&long);
                     }
                 }
             }
