@@ -1143,3 +1143,50 @@ fn runs_of_four_byte_forms_to_and_from_corrected() {
         }
     }
 }
+
+/// Text that changes every `gap` bytes (an emoji, a `00`, an ill-formed
+/// byte, a lone surrogate) appended to a vector that already holds bytes:
+/// the bytes before are kept, and the output after them is the reference's
+/// exactly, with nothing left over from the room each step asked for (the
+/// conversion phase asks for room for its whole window, and keeps what it
+/// wrote), in one piece and streamed.
+#[test]
+fn frequent_changes_appended_to_a_vector() {
+    let cases: [(Dialect, Dialect, &[u8]); 5] = [
+        (Dialect::Utf8, Dialect::Cesu8, "😀".as_bytes()),
+        (Dialect::Utf8, Dialect::Mutf8, b"\x00"),
+        (Dialect::Utf8, Dialect::Cesu8, b"\xFF"),
+        (Dialect::Wtf8, Dialect::Utf8, b"\xED\xA0\x80"),
+        (Dialect::Cesu8, Dialect::Utf8, b"\xED\xA0\xBD\xED\xB8\x80"),
+    ];
+    for (from, to, odd) in cases {
+        for gap in [0, 1, 7, 50, 127, 128, 129, 200, 255, 256, 257, 1000, 5000] {
+            let mut input = Vec::new();
+            while input.len() < 12_000 {
+                input.extend((0..gap).map(|i| b"ab\xC3\xA9cd"[i % 4]));
+                input.extend_from_slice(odd);
+            }
+            for policy in [Policy::Strict, Policy::Replace] {
+                let (expected, _, _) = reference_counted(from, to, &input, policy, false);
+                let mut t = Transcoder::new(from, to, policy);
+                let mut got = b"kept".to_vec();
+                let r = t.transcode_to_vec(&input, &mut got, true);
+                let got = match r {
+                    Ok(read) => {
+                        assert_eq!(read, input.len());
+                        assert_eq!(&got[..4], b"kept");
+                        Ok(got[4..].to_vec())
+                    }
+                    Err(e) => Err((e.offset(), e.error_len(), e.cause())),
+                };
+                assert_eq!(got, expected, "{from}->{to} {policy:?} gap {gap}");
+            }
+        }
+        let mut input = Vec::new();
+        while input.len() < 3000 {
+            input.extend_from_slice(&b"ab\xC3\xA9cd".repeat(40));
+            input.extend_from_slice(odd);
+        }
+        check(from, to, &input, &[700, 1500], 300);
+    }
+}

@@ -27,7 +27,7 @@ pub(super) const WINDOW_MAX: usize = 64 * 1024;
 
 /// How many unchanged bytes in a row send the fast converter back to the
 /// transcoder's copy phase (a validated copy at the speed of `memcpy`).
-const CLEAN_RUN: usize = 128;
+pub(super) const CLEAN_RUN: usize = 128;
 
 /// The most bytes the fast converter's scalar loop converts, after the
 /// block converter stopped, before it tries blocks again.
