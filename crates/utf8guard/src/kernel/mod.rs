@@ -216,6 +216,34 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
     })
 }
 
+/// The vector check that passes exactly the well-formed UTF-8 without a
+/// byte from `F0` on: CESU-8's screen, run as a dialect of its own (its
+/// families are strict UTF-8's but for the 4-byte sequences, which it
+/// flags from their lead). What UTF-8 text that goes into CESU-8 unchanged
+/// must be, in one pass over it. Its `Err` offset is a kernel's: the bytes
+/// before it pass, but for a sequence it may cut. `None` for the scalar
+/// kernel, whose automata are the dialects' own, not the screens'.
+/// (Modified UTF-8's screen lets surrogates through: not such a check.)
+pub(crate) fn bmp_utf8_fn(kernel: Kernel) -> Option<DialectFn> {
+    match kernel {
+        Kernel::Scalar => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Sse42 => Some(sse42::validate_dialect::<dialects::Cesu8Screen>),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => Some(avx2::validate_dialect::<dialects::Cesu8Screen>),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if crate::dispatch::has_avx512_vbmi() => {
+            Some(avx512::vbmi::validate_dialect::<dialects::Cesu8Screen>)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => Some(avx512::validate_dialect::<dialects::Cesu8Screen>),
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Kernel::Neon => Some(neon::validate_dialect::<dialects::Cesu8Screen>),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => Some(simd128::validate_dialect::<dialects::Cesu8Screen>),
+    }
+}
+
 /// Where a kernel's error may start: `offset` backed up over the unfinished
 /// sequence it may be inside (to the nearest lead byte among the bytes a
 /// sequence of the dialect may have before it), and, where a surrogate-pair
@@ -906,6 +934,64 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// `bmp_utf8_fn`'s check passes exactly the well-formed UTF-8 without a
+    /// byte from `F0` on, with every kernel that has one (every one but the
+    /// scalar kernel): every pair of bytes, and every 4-byte character's
+    /// lead, at each place around the end of a block in ASCII and in
+    /// 2- and 3-byte text; and on a flagged input, the bytes before the
+    /// character its offset may cut are such text.
+    #[test]
+    #[cfg_attr(miri, ignore)] // 65536 inputs per text and place per kernel
+    fn bmp_utf8_check_passes_exactly_utf8_below_f0() {
+        let texts = [b"abcdefgh".repeat(20), "é€".repeat(40).into_bytes()];
+        let places = [
+            0,
+            1,
+            BLOCK - 3,
+            BLOCK - 2,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            2 * BLOCK - 1,
+        ];
+        for kernel in Kernel::available() {
+            let Some(check) = super::bmp_utf8_fn(kernel) else {
+                assert_eq!(kernel, Kernel::Scalar);
+                continue;
+            };
+            let mut inputs = Vec::new();
+            for text in &texts {
+                for &at in &places {
+                    for a in 0..=255u8 {
+                        for b in 0..=255u8 {
+                            let mut input = text.clone();
+                            input[at..at + 2].copy_from_slice(&[a, b]);
+                            inputs.push(input);
+                        }
+                    }
+                    let mut input = text.clone();
+                    input[at..at + 4].copy_from_slice("😀".as_bytes());
+                    inputs.push(input.clone());
+                    inputs.push(input[..at + 3].to_vec());
+                }
+            }
+            for input in &inputs {
+                let want = core::str::from_utf8(input).is_ok() && input.iter().all(|&b| b < 0xF0);
+                // SAFETY: `kernel` is available.
+                let got = unsafe { check(input) };
+                assert_eq!(got.is_ok(), want, "{kernel} on {input:02X?}");
+                if let Err(offset) = got {
+                    let before = &input[..super::character_start(input, offset)];
+                    assert!(
+                        core::str::from_utf8(before).is_ok(),
+                        "{kernel} {input:02X?}"
+                    );
+                    assert!(before.iter().all(|&b| b < 0xF0), "{kernel} {input:02X?}");
                 }
             }
         }
