@@ -275,18 +275,24 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
         return 0;
     }
     let mut at = 0;
-    // Into or out of CESU-8: the vector kernel's check of exactly such text,
-    // in one pass, where validating and then scanning for the bytes from
-    // `F0` on made two (UTF-8 text that goes into CESU-8 unchanged ran at
-    // 0.9x `validate` and a copy). From where it flags something (a change,
-    // or an error), the two passes say where.
-    if (lo, hi) == (0x00, 0xEF) {
-        if let Some(check) = kernel::bmp_utf8_fn(crate::dispatch::active()) {
+    // Into or out of CESU-8 or modified UTF-8: the vector kernel's check of
+    // exactly such text, in one pass, where validating and then scanning
+    // for the bytes outside the range made two (UTF-8 text that goes into
+    // CESU-8 unchanged ran at 0.9x `validate` and a copy). From where it
+    // flags something (a change, or an error), the two passes say where.
+    if hi == 0xEF && lo <= 1 {
+        let no_nul = lo == 1;
+        if let Some(check) = kernel::bmp_utf8_fn(crate::dispatch::active(), no_nul) {
             // SAFETY: the active kernel is one this CPU supports, which is
             // all its entry points need.
             match unsafe { check(bytes) } {
                 Ok(()) => return bytes.len(),
-                Err(offset) => at = kernel::character_start(bytes, offset),
+                Err(offset) => {
+                    at = kernel::character_start(bytes, offset);
+                    if no_nul && at > 0 && bytes[at - 1] == 0 {
+                        at -= 1;
+                    }
+                }
             }
         }
     }

@@ -488,21 +488,39 @@ impl Spec for Cesu8 {
     const PAIRS: Pairs = Pairs::Required;
 }
 
+/// The families of UTF-8 text of the BMP: CESU-8's, with every surrogate
+/// flagged.
+const BMP: [Family; 6] = join::<4, 2, 6>(
+    three::FAMILIES,
+    [
+        family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
+        // `ED A0..BF`.
+        family(1 << 4, one(0xE), one(0xD), span(0xA, 0xB)),
+    ],
+);
+
 /// CESU-8's screen: its families, with every surrogate flagged (text of
 /// the BMP passes it).
 pub(crate) struct Cesu8Screen;
 impl Spec for Cesu8Screen {
     type Screen = Self;
     const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::CESU8;
-    const RULES: Rules = tables(&join::<4, 2, 6>(
-        three::FAMILIES,
-        [
-            family(1 << 5, one(0xC), span(0x0, 0x1), CONT),
-            // `ED A0..BF`.
-            family(1 << 4, one(0xE), one(0xD), span(0xA, 0xB)),
-        ],
-    ));
+    const RULES: Rules = tables(&BMP);
     const MAX_LEN: usize = 3;
+}
+
+/// UTF-8 text of the BMP without `00`: what goes into (or out of)
+/// modified UTF-8 unchanged (see [`super::bmp_utf8_fn`]). Not a dialect:
+/// only the vector kernels run it, with no automaton behind them (the
+/// one here, modified UTF-8's, is never asked: the caller finds the
+/// exact end of what passes another way).
+pub(crate) struct BmpWithoutNul;
+impl Spec for BmpWithoutNul {
+    type Screen = Self;
+    const AUTOMATON: &'static utf8guard_dfa::Automaton = &utf8guard_dfa::MUTF8;
+    const RULES: Rules = tables(&join::<6, 1, 7>(BMP, [nul_before(1 << 6)]));
+    const MAX_LEN: usize = 3;
+    const NO_NUL: bool = true;
 }
 
 /// Java's modified UTF-8: like CESU-8 without the pair rule, no `00`, and

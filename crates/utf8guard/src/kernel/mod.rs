@@ -217,30 +217,38 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
 }
 
 /// The vector check that passes exactly the well-formed UTF-8 without a
-/// byte from `F0` on: CESU-8's screen, run as a dialect of its own (its
-/// families are strict UTF-8's but for the 4-byte sequences, which it
-/// flags from their lead). What UTF-8 text that goes into CESU-8 unchanged
-/// must be, in one pass over it. Its `Err` offset is a kernel's: the bytes
-/// before it pass, but for a sequence it may cut. `None` for the scalar
-/// kernel, whose automata are the dialects' own, not the screens'.
-/// (Modified UTF-8's screen lets surrogates through: not such a check.)
-pub(crate) fn bmp_utf8_fn(kernel: Kernel) -> Option<DialectFn> {
-    match kernel {
-        Kernel::Scalar => None,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42 => Some(sse42::validate_dialect::<dialects::Cesu8Screen>),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => Some(avx2::validate_dialect::<dialects::Cesu8Screen>),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if crate::dispatch::has_avx512_vbmi() => {
-            Some(avx512::vbmi::validate_dialect::<dialects::Cesu8Screen>)
+/// byte from `F0` on (and, with `no_nul`, without `00`): CESU-8's screen
+/// (strict UTF-8's families but for the 4-byte sequences, which it flags
+/// from their lead; with `no_nul`, [`dialects::BmpWithoutNul`]), run as a
+/// dialect of its own. What UTF-8 text that goes into CESU-8 (modified
+/// UTF-8) unchanged must be, in one pass over it. Its `Err` offset is a
+/// kernel's: the bytes before it pass, but for a sequence it may cut and,
+/// with `no_nul`, a `00` right before it. `None` for the scalar kernel,
+/// whose automata are the dialects' own, not these checks.
+pub(crate) fn bmp_utf8_fn(kernel: Kernel, no_nul: bool) -> Option<DialectFn> {
+    fn pick<S: dialects::Spec>(kernel: Kernel) -> Option<DialectFn> {
+        match kernel {
+            Kernel::Scalar => None,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => Some(sse42::validate_dialect::<S>),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => Some(avx2::validate_dialect::<S>),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if crate::dispatch::has_avx512_vbmi() => {
+                Some(avx512::vbmi::validate_dialect::<S>)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => Some(avx512::validate_dialect::<S>),
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Kernel::Neon => Some(neon::validate_dialect::<S>),
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => Some(simd128::validate_dialect::<S>),
         }
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => Some(avx512::validate_dialect::<dialects::Cesu8Screen>),
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        Kernel::Neon => Some(neon::validate_dialect::<dialects::Cesu8Screen>),
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => Some(simd128::validate_dialect::<dialects::Cesu8Screen>),
+    }
+    if no_nul {
+        pick::<dialects::BmpWithoutNul>(kernel)
+    } else {
+        pick::<dialects::Cesu8Screen>(kernel)
     }
 }
 
@@ -960,13 +968,21 @@ mod tests {
             2 * BLOCK - 1,
         ];
         for kernel in Kernel::available() {
-            let Some(check) = super::bmp_utf8_fn(kernel) else {
+            for no_nul in [false, true] {
+                check_bmp_utf8(kernel, no_nul, &texts, &places);
+            }
+        }
+    }
+
+    fn check_bmp_utf8(kernel: Kernel, no_nul: bool, texts: &[Vec<u8>], places: &[usize]) {
+        {
+            let Some(check) = super::bmp_utf8_fn(kernel, no_nul) else {
                 assert_eq!(kernel, Kernel::Scalar);
-                continue;
+                return;
             };
             let mut inputs = Vec::new();
-            for text in &texts {
-                for &at in &places {
+            for text in texts {
+                for &at in places {
                     for a in 0..=255u8 {
                         for b in 0..=255u8 {
                             let mut input = text.clone();
@@ -981,7 +997,8 @@ mod tests {
                 }
             }
             for input in &inputs {
-                let want = core::str::from_utf8(input).is_ok() && input.iter().all(|&b| b < 0xF0);
+                let inside = |b: &u8| *b < 0xF0 && (!no_nul || *b != 0);
+                let want = core::str::from_utf8(input).is_ok() && input.iter().all(inside);
                 // SAFETY: `kernel` is available.
                 let got = unsafe { check(input) };
                 assert_eq!(got.is_ok(), want, "{kernel} on {input:02X?}");
