@@ -11,7 +11,11 @@
 //!   only of bytes that mean the same in both dialects (a byte range per
 //!   dialect: everything for UTF-8, Unicode 3.1, WTF-8 and RFC 2279; no
 //!   `F0..FF` for CESU-8; no `00` or `F0..FF` for modified UTF-8; ASCII
-//!   without `00` for Corrected UTF-8), and copies it as it is;
+//!   without `00` for Corrected UTF-8), and copies it as it is (into or out
+//!   of CESU-8 and modified UTF-8, with one vector check of exactly that
+//!   text; otherwise by validating, then scanning for bytes out of the
+//!   range), a piece at a time: the first twice what the last copy phase
+//!   copied, doubling up to 16 KiB;
 //! * the conversion phase checks a window of the input ahead (256 bytes at
 //!   first, doubling up to 64 KiB while the windows are valid) with the
 //!   dialect's vector kernel, and converts its well-formed prefix with a
