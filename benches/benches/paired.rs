@@ -32,7 +32,9 @@
 //!   `validate` and a copy into a buffer; `transcode/cesu8-to-utf8/Emoji`
 //!   and `transcode/utf8-to-cesu8/Emoji` against the `simd_cesu8` and
 //!   `cesu8` crates' conversions (which take the text as a `str`, already
-//!   valid); `transcode/wtf8-to-utf16/<script>` and
+//!   valid), and `transcode/utf8-to-cesu8/emoji-every-<n>` the same on 1 MiB
+//!   of the Latin lipsum with an emoji every `n` bytes or so;
+//!   `transcode/wtf8-to-utf16/<script>` and
 //!   `transcode/utf16-to-wtf8/<script>` against std's `encode_utf16` (from
 //!   a `str`) and `String::from_utf16`; `transcode/corrected-to-utf8/<script>`
 //!   and `transcode/utf8-to-corrected/<script>` for their throughput, with
@@ -1053,6 +1055,64 @@ fn scalar_vs_std(r: &mut Runner) {
     }
 }
 
+/// ASCII text (the Latin lipsum's) with an emoji every `gap` bytes or so,
+/// at least `len` bytes: text that goes into CESU-8 changed here and there,
+/// where the transcoder goes back and forth between its phases.
+fn emoji_every(latin: &str, gap: usize, len: usize) -> String {
+    let mut out = String::with_capacity(len + 2 * gap);
+    let mut words = latin.split_inclusive(' ').cycle();
+    while out.len() < len {
+        let start = out.len();
+        while out.len() - start < gap {
+            out.push_str(words.next().unwrap_or(" "));
+        }
+        out.push('😀');
+    }
+    out
+}
+
+/// `transcode/utf8-to-cesu8/emoji-every-<gap>`: UTF-8 to CESU-8 on text
+/// that changes every `gap` bytes, against the crates.
+fn transcode_changing(r: &mut Runner) {
+    let files = match inputs::lipsum() {
+        Ok(files) => files,
+        Err(why) => {
+            eprintln!("paired: transcode/utf8-to-cesu8/emoji-every skipped: {why}");
+            return;
+        }
+    };
+    let Some(latin) = files.iter().find(|f| f.name == "Latin") else {
+        eprintln!("paired: transcode/utf8-to-cesu8/emoji-every skipped: no Latin lipsum");
+        return;
+    };
+    let latin = std::str::from_utf8(&latin.bytes).expect("lipsum is UTF-8");
+    for gap in [50, 200, 1000, 5000] {
+        let text = emoji_every(latin, gap, 1 << 20);
+        let label = format!("utf8-to-cesu8/emoji-every-{gap}");
+        let mut cmp = Comparison::new("transcode", &label, text.len() as u64);
+        if !r.wanted(&cmp.id()) {
+            continue;
+        }
+        let text = text.as_str();
+        let utf8 = text.as_bytes();
+        let ours = utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, utf8, Policy::Strict);
+        assert_eq!(ours.as_deref(), Ok(&*cesu8::to_cesu8(text)));
+        assert_eq!(ours.as_deref(), Ok(&*simd_cesu8::encode(text)));
+        cmp.add("utf8guard transcode", move || {
+            let input = std::hint::black_box(utf8);
+            utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, input, Policy::Strict)
+                .map_or(0, |v| v.len() as u64)
+        });
+        cmp.add("simd_cesu8 encode", move || {
+            simd_cesu8::encode(std::hint::black_box(text)).len() as u64
+        });
+        cmp.add("cesu8 to_cesu8", move || {
+            cesu8::to_cesu8(std::hint::black_box(text)).len() as u64
+        });
+        r.run(cmp, 2.0);
+    }
+}
+
 fn main() {
     let mut r = Runner::from_args("paired");
     utf8guard_bench::require_kernel_override();
@@ -1064,6 +1124,7 @@ fn main() {
     lipsum(&mut r);
     dialects(&mut r);
     transcode(&mut r);
+    transcode_changing(&mut r);
     short_strings(&mut r);
     strings_by_size(&mut r);
     invalid(&mut r);
