@@ -426,19 +426,7 @@ fn transcode(r: &mut Runner) {
         if r.wanted(&cmp.id()) {
             let ours = utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, utf8, Policy::Strict);
             assert_eq!(ours.as_deref(), Ok(cesu));
-            assert_eq!(&*simd_cesu8::encode(text), cesu);
-            assert_eq!(&*cesu8::to_cesu8(text), cesu);
-            cmp.add("utf8guard transcode", move || {
-                let input = std::hint::black_box(utf8);
-                utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, input, Policy::Strict)
-                    .map_or(0, |v| v.len() as u64)
-            });
-            cmp.add("simd_cesu8 encode", move || {
-                simd_cesu8::encode(std::hint::black_box(text)).len() as u64
-            });
-            cmp.add("cesu8 to_cesu8", move || {
-                cesu8::to_cesu8(std::hint::black_box(text)).len() as u64
-            });
+            add_utf8_to_cesu8(&mut cmp, text);
             r.run(cmp, 2.0);
         }
     }
@@ -1055,6 +1043,27 @@ fn scalar_vs_std(r: &mut Runner) {
     }
 }
 
+/// The contestants of UTF-8 to CESU-8 on `text`: utf8guard's transcoder
+/// and the crates' (which take the text as a `str`, already valid), after
+/// a check that the crates write what utf8guard writes.
+fn add_utf8_to_cesu8<'a>(cmp: &mut Comparison<'a>, text: &'a str) {
+    let utf8 = text.as_bytes();
+    let ours = utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, utf8, Policy::Strict);
+    assert_eq!(ours.as_deref(), Ok(&*simd_cesu8::encode(text)));
+    assert_eq!(ours.as_deref(), Ok(&*cesu8::to_cesu8(text)));
+    cmp.add("utf8guard transcode", move || {
+        let input = std::hint::black_box(utf8);
+        utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, input, Policy::Strict)
+            .map_or(0, |v| v.len() as u64)
+    });
+    cmp.add("simd_cesu8 encode", move || {
+        simd_cesu8::encode(std::hint::black_box(text)).len() as u64
+    });
+    cmp.add("cesu8 to_cesu8", move || {
+        cesu8::to_cesu8(std::hint::black_box(text)).len() as u64
+    });
+}
+
 /// ASCII text (the Latin lipsum's) with an emoji every `gap` bytes or so,
 /// at least `len` bytes: text that goes into CESU-8 changed here and there,
 /// where the transcoder goes back and forth between its phases.
@@ -1093,22 +1102,7 @@ fn transcode_changing(r: &mut Runner) {
         if !r.wanted(&cmp.id()) {
             continue;
         }
-        let text = text.as_str();
-        let utf8 = text.as_bytes();
-        let ours = utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, utf8, Policy::Strict);
-        assert_eq!(ours.as_deref(), Ok(&*cesu8::to_cesu8(text)));
-        assert_eq!(ours.as_deref(), Ok(&*simd_cesu8::encode(text)));
-        cmp.add("utf8guard transcode", move || {
-            let input = std::hint::black_box(utf8);
-            utf8guard::transcode(Dialect::Utf8, Dialect::Cesu8, input, Policy::Strict)
-                .map_or(0, |v| v.len() as u64)
-        });
-        cmp.add("simd_cesu8 encode", move || {
-            simd_cesu8::encode(std::hint::black_box(text)).len() as u64
-        });
-        cmp.add("cesu8 to_cesu8", move || {
-            cesu8::to_cesu8(std::hint::black_box(text)).len() as u64
-        });
+        add_utf8_to_cesu8(&mut cmp, &text);
         r.run(cmp, 2.0);
     }
 }
