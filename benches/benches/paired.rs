@@ -405,21 +405,7 @@ fn transcode(r: &mut Runner) {
         let text = std::str::from_utf8(utf8).expect("lipsum is UTF-8");
         let mut cmp = Comparison::new("transcode", "cesu8-to-utf8/Emoji", cesu.len() as u64);
         if r.wanted(&cmp.id()) {
-            let ours = utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, cesu, Policy::Strict);
-            assert_eq!(ours.as_deref(), Ok(utf8));
-            assert_eq!(simd_cesu8::decode_strict(cesu).as_deref(), Ok(text));
-            assert_eq!(cesu8::from_cesu8(cesu).ok().as_deref(), Some(text));
-            cmp.add("utf8guard transcode", move || {
-                let input = std::hint::black_box(cesu);
-                utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, input, Policy::Strict)
-                    .map_or(0, |v| v.len() as u64)
-            });
-            cmp.add("simd_cesu8 decode_strict", move || {
-                simd_cesu8::decode_strict(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
-            });
-            cmp.add("cesu8 from_cesu8", move || {
-                cesu8::from_cesu8(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
-            });
+            add_cesu8_to_utf8(&mut cmp, cesu, text);
             r.run(cmp, 2.0);
         }
         let mut cmp = Comparison::new("transcode", "utf8-to-cesu8/Emoji", utf8.len() as u64);
@@ -1064,6 +1050,27 @@ fn add_utf8_to_cesu8<'a>(cmp: &mut Comparison<'a>, text: &'a str) {
     });
 }
 
+/// The contestants of CESU-8 to UTF-8 on `cesu` (`text` in CESU-8):
+/// utf8guard's transcoder and the crates', after a check that each writes
+/// `text`.
+fn add_cesu8_to_utf8<'a>(cmp: &mut Comparison<'a>, cesu: &'a [u8], text: &str) {
+    let ours = utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, cesu, Policy::Strict);
+    assert_eq!(ours.as_deref(), Ok(text.as_bytes()));
+    assert_eq!(simd_cesu8::decode_strict(cesu).as_deref(), Ok(text));
+    assert_eq!(cesu8::from_cesu8(cesu).ok().as_deref(), Some(text));
+    cmp.add("utf8guard transcode", move || {
+        let input = std::hint::black_box(cesu);
+        utf8guard::transcode(Dialect::Cesu8, Dialect::Utf8, input, Policy::Strict)
+            .map_or(0, |v| v.len() as u64)
+    });
+    cmp.add("simd_cesu8 decode_strict", move || {
+        simd_cesu8::decode_strict(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+    });
+    cmp.add("cesu8 from_cesu8", move || {
+        cesu8::from_cesu8(std::hint::black_box(cesu)).map_or(0, |s| s.len() as u64)
+    });
+}
+
 /// ASCII text (the Latin lipsum's) with an emoji every `gap` bytes or so,
 /// at least `len` bytes: text that goes into CESU-8 changed here and there,
 /// where the transcoder goes back and forth between its phases.
@@ -1080,8 +1087,9 @@ fn emoji_every(latin: &str, gap: usize, len: usize) -> String {
     out
 }
 
-/// `transcode/utf8-to-cesu8/emoji-every-<gap>`: UTF-8 to CESU-8 on text
-/// that changes every `gap` bytes, against the crates.
+/// `transcode/utf8-to-cesu8/emoji-every-<gap>` and
+/// `transcode/cesu8-to-utf8/emoji-every-<gap>`: UTF-8 to CESU-8 and back on
+/// text that changes every `gap` bytes, against the crates.
 fn transcode_changing(r: &mut Runner) {
     let files = match inputs::lipsum() {
         Ok(files) => files,
@@ -1103,6 +1111,17 @@ fn transcode_changing(r: &mut Runner) {
             continue;
         }
         add_utf8_to_cesu8(&mut cmp, &text);
+        r.run(cmp, 2.0);
+    }
+    for gap in [50, 200, 1000, 5000] {
+        let text = emoji_every(latin, gap, 1 << 20);
+        let cesu = cesu8::to_cesu8(&text).into_owned();
+        let label = format!("cesu8-to-utf8/emoji-every-{gap}");
+        let mut cmp = Comparison::new("transcode", &label, cesu.len() as u64);
+        if !r.wanted(&cmp.id()) {
+            continue;
+        }
+        add_cesu8_to_utf8(&mut cmp, &cesu, &text);
         r.run(cmp, 2.0);
     }
 }
