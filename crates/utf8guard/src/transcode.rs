@@ -24,7 +24,9 @@
 //!   AVX-512 kernel dispatched, vector loops convert runs of supplementary
 //!   characters whose form changes, `pairs_simd.rs`, and, between UTF-8
 //!   and Corrected UTF-8, 32-byte blocks in which every sequence keeps its
-//!   length, `corrected_simd.rs`); it stops before
+//!   length, `corrected_simd.rs`; from UTF-8 into CESU-8 or modified UTF-8
+//!   and back, where only a few items change, it copies 32 bytes a step
+//!   and writes the changed items over the copy); it stops before
 //!   anything that needs care (a code point the target cannot hold, a lone
 //!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
 //!   by the window's end), or after a long run of unchanged bytes, when the

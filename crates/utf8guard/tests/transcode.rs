@@ -1190,3 +1190,56 @@ fn frequent_changes_appended_to_a_vector() {
         check(from, to, &input, &[700, 1500], 300);
     }
 }
+
+/// UTF-8 into CESU-8 and modified UTF-8, and back, copies 32 bytes a step
+/// and writes the new form of a changed item over the copy: a change in
+/// every lane of a step and right at the end of the input, two changes in
+/// a row, and text with changes after runs of unchanged bytes long enough
+/// to send the conversion back to the copy phase (where a step's end cuts
+/// a character).
+#[test]
+fn changes_in_every_lane_of_the_copy_steps() {
+    // Characters of 1, 2 and 3 bytes, 11 bytes in all; U+D55C has the
+    // lead byte of a surrogate.
+    let base = "añ字bc한".repeat(12);
+    let cases: [(Dialect, Dialect, &str); 11] = [
+        (Dialect::Utf8, Dialect::Cesu8, "😀"),
+        (Dialect::Utf8, Dialect::Cesu8, "😀\u{10FFFF}"),
+        (Dialect::Utf8, Dialect::Mutf8, "\0"),
+        (Dialect::Utf8, Dialect::Mutf8, "\u{10000}"),
+        (Dialect::Utf8, Dialect::Mutf8, "\0\0"),
+        (Dialect::Utf8, Dialect::Mutf8, "😀\0"),
+        (Dialect::Cesu8, Dialect::Utf8, "😀"),
+        (Dialect::Cesu8, Dialect::Utf8, "😀\u{10FFFF}"),
+        (Dialect::Mutf8, Dialect::Utf8, "\0"),
+        (Dialect::Mutf8, Dialect::Utf8, "😀\0"),
+        (Dialect::Mutf8, Dialect::Utf8, "\u{10000}\u{10000}"),
+    ];
+    let encode = |from: Dialect, text: &str| {
+        transcode(Dialect::Utf8, from, text.as_bytes(), Policy::Strict).unwrap()
+    };
+    for (from, to, odd) in cases {
+        for at in (0..=base.len()).filter(|&at| base.is_char_boundary(at)) {
+            let input = encode(from, &format!("{}{odd}{}", &base[..at], &base[at..]));
+            check(from, to, &input, &[at + 1, 2 * at + 3], 40);
+            let end = encode(from, &format!("{}{odd}", &base[..at]));
+            check(from, to, &end, &[], 4096);
+        }
+        // The conversion starts at a change; the next one `gap` bytes
+        // after it is in lane `gap % 32` of a step.
+        for text in [base.as_str(), &"abcdefgh".repeat(16)] {
+            for gap in (0..=80).filter(|&gap| text.is_char_boundary(gap)) {
+                let input = encode(from, &format!("{odd}{}", &text[..gap]).repeat(6));
+                check(from, to, &input, &[gap + 2], 4096);
+            }
+        }
+        for gap in [31, 32, 33, 1000, 1023, 1024, 1025, 1100, 3000] {
+            let mut text = String::new();
+            while text.len() < 8000 {
+                text.extend(base.chars().cycle().take(gap));
+                text.push_str(odd);
+            }
+            check(from, to, &encode(from, &text), &[4000], 4096);
+        }
+    }
+}
