@@ -24,9 +24,9 @@
 //!   AVX-512 kernel dispatched, vector loops convert runs of supplementary
 //!   characters whose form changes, `pairs_simd.rs`, and, between UTF-8
 //!   and Corrected UTF-8, 32-byte blocks in which every sequence keeps its
-//!   length, `corrected_simd.rs`; from UTF-8 into CESU-8 or modified UTF-8
-//!   and back, where only a few items change, it copies 32 bytes a step
-//!   and writes the changed items over the copy); it stops before
+//!   length, `corrected_simd.rs`; where only a few items change, it
+//!   copies 32 bytes a step and writes the changed items over the copy);
+//!   it stops before
 //!   anything that needs care (a code point the target cannot hold, a lone
 //!   surrogate, a reserved run, a sequence longer than 4 bytes, a pair cut
 //!   by the window's end), or after a long run of unchanged bytes, when the
@@ -259,8 +259,8 @@ const COPY_PIECE: usize = 16 * 1024;
 /// twice as long as what the one before it copied (the first with a whole
 /// [`COPY_PIECE`]), and each piece that is unchanged to its end doubles the
 /// next, up to [`COPY_PIECE`]. In text that changes often, the copy phase
-/// starts a few bytes before the next change (the conversion phase hands
-/// back after [`fast::CLEAN_RUN`] unchanged bytes): with a whole
+/// starts some way before the next change (the conversion phase hands
+/// back after [`fast::PATCH_CLEAN_RUN`] unchanged bytes): with a whole
 /// [`COPY_PIECE`] each time, ASCII text with an emoji every 200 bytes went
 /// into CESU-8 at 0.36 GB/s, 16 KiB validated for every 200 bytes copied
 /// (Zen 5, 4 MiB of such text through `transcode`). Starting every copy

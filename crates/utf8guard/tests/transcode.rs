@@ -1191,18 +1191,24 @@ fn frequent_changes_appended_to_a_vector() {
     }
 }
 
-/// UTF-8 into CESU-8 and modified UTF-8, and back, copies 32 bytes a step
-/// and writes the new form of a changed item over the copy: a change in
-/// every lane of a step and right at the end of the input, two changes in
-/// a row, and text with changes after runs of unchanged bytes long enough
-/// to send the conversion back to the copy phase (where a step's end cuts
-/// a character).
+/// Between two dialects, the conversion copies 32 bytes a step and writes
+/// the new form of an item that changes over the copy: a change in every
+/// lane of a step and right at the end of the input, two changes in a row,
+/// and text with changes after runs of unchanged bytes long enough to send
+/// the conversion back to the copy phase (where a step's end cuts a
+/// character); for every kind of item each pair of dialects stops at (those
+/// that change, and some that only may), and some that the careful path
+/// takes (a lone surrogate into UTF-8, RFC 2279's 5-byte forms, U+0000 into
+/// Corrected UTF-8).
 #[test]
 fn changes_in_every_lane_of_the_copy_steps() {
     // Characters of 1, 2 and 3 bytes, 11 bytes in all; U+D55C has the
     // lead byte of a surrogate.
     let base = "añ字bc한".repeat(12);
-    let cases: [(Dialect, Dialect, &str); 11] = [
+    let encode = |from: Dialect, text: &str| {
+        transcode(Dialect::Utf8, from, text.as_bytes(), Policy::Strict).unwrap()
+    };
+    let mut cases: Vec<(Dialect, Dialect, Vec<u8>)> = [
         (Dialect::Utf8, Dialect::Cesu8, "😀"),
         (Dialect::Utf8, Dialect::Cesu8, "😀\u{10FFFF}"),
         (Dialect::Utf8, Dialect::Mutf8, "\0"),
@@ -1214,32 +1220,74 @@ fn changes_in_every_lane_of_the_copy_steps() {
         (Dialect::Mutf8, Dialect::Utf8, "\0"),
         (Dialect::Mutf8, Dialect::Utf8, "😀\0"),
         (Dialect::Mutf8, Dialect::Utf8, "\u{10000}\u{10000}"),
-    ];
-    let encode = |from: Dialect, text: &str| {
-        transcode(Dialect::Utf8, from, text.as_bytes(), Policy::Strict).unwrap()
-    };
+        (Dialect::Wtf8, Dialect::Cesu8, "😀"),
+        (Dialect::Cesu8, Dialect::Wtf8, "😀"),
+        (Dialect::Cesu8, Dialect::Mutf8, "😀\0"),
+        (Dialect::Mutf8, Dialect::Cesu8, "\0😀"),
+        (Dialect::Rfc2279, Dialect::Unicode31, "\u{10FFFF}😀"),
+        (Dialect::Utf8, Dialect::Corrected, "é"),
+        (Dialect::Utf8, Dialect::Corrected, "😀"),
+        (Dialect::Corrected, Dialect::Utf8, "é"),
+        (Dialect::Corrected, Dialect::Utf8, "é😀"),
+        (Dialect::Corrected, Dialect::Cesu8, "😀"),
+        (Dialect::Mutf8, Dialect::Corrected, "é\0"),
+        (Dialect::Utf8, Dialect::Corrected, "\0"),
+        (Dialect::Cesu8, Dialect::Corrected, "a\0"),
+    ]
+    .into_iter()
+    .map(|(from, to, odd)| (from, to, encode(from, odd)))
+    .collect();
+    cases.extend([
+        (Dialect::Wtf8, Dialect::Utf8, b"\xED\xA0\x80".to_vec()),
+        (Dialect::Wtf8, Dialect::Cesu8, b"\xED\xB0\x80".to_vec()),
+        (
+            Dialect::Unicode31,
+            Dialect::Wtf8,
+            b"\xED\xA0\xBD\xED\xB8\x80".to_vec(),
+        ),
+        (
+            Dialect::Rfc2279,
+            Dialect::Utf8,
+            b"\xF8\x88\x80\x80\x80".to_vec(),
+        ),
+        (
+            Dialect::Rfc2279,
+            Dialect::Cesu8,
+            b"\xF4\x90\x80\x80".to_vec(),
+        ),
+    ]);
     for (from, to, odd) in cases {
+        let with = |before: &str, after: &str| {
+            let mut input = encode(from, before);
+            input.extend_from_slice(&odd);
+            input.extend(encode(from, after));
+            input
+        };
         for at in (0..=base.len()).filter(|&at| base.is_char_boundary(at)) {
-            let input = encode(from, &format!("{}{odd}{}", &base[..at], &base[at..]));
-            check(from, to, &input, &[at + 1, 2 * at + 3], 40);
-            let end = encode(from, &format!("{}{odd}", &base[..at]));
-            check(from, to, &end, &[], 4096);
+            check(
+                from,
+                to,
+                &with(&base[..at], &base[at..]),
+                &[at + 1, 2 * at + 3],
+                40,
+            );
+            check(from, to, &with(&base[..at], ""), &[], 4096);
         }
         // The conversion starts at a change; the next one `gap` bytes
         // after it is in lane `gap % 32` of a step.
         for text in [base.as_str(), &"abcdefgh".repeat(16)] {
             for gap in (0..=80).filter(|&gap| text.is_char_boundary(gap)) {
-                let input = encode(from, &format!("{odd}{}", &text[..gap]).repeat(6));
+                let input = with("", &text[..gap]).repeat(6);
                 check(from, to, &input, &[gap + 2], 4096);
             }
         }
         for gap in [31, 32, 33, 1000, 1023, 1024, 1025, 1100, 3000] {
-            let mut text = String::new();
-            while text.len() < 8000 {
-                text.extend(base.chars().cycle().take(gap));
-                text.push_str(odd);
+            let mut input = Vec::new();
+            while input.len() < 8000 {
+                let text: String = base.chars().cycle().take(gap).collect();
+                input.extend(with(&text, ""));
             }
-            check(from, to, &encode(from, &text), &[4000], 4096);
+            check(from, to, &input, &[4000], 4096);
         }
     }
 }

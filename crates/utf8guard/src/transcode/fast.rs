@@ -25,8 +25,10 @@ pub(super) const WINDOW_MIN: usize = 256;
 /// converted).
 pub(super) const WINDOW_MAX: usize = 64 * 1024;
 
-/// How many unchanged bytes in a row send the fast converter back to the
-/// transcoder's copy phase (a validated copy at the speed of `memcpy`).
+/// How many unchanged bytes in a row end the fast converter's loop of
+/// items: it copies and patches again (see `copy_and_patch`), and after
+/// more of them hands back to the transcoder's copy phase (a validated
+/// copy at the speed of `memcpy`).
 pub(super) const CLEAN_RUN: usize = 128;
 
 /// The most bytes the fast converter's scalar loop converts, after the
@@ -477,19 +479,50 @@ const PATCH_STEP: usize = 32;
 
 /// How many unchanged bytes in a row send [`copy_and_patch`] back to the
 /// transcoder's copy phase.
-const PATCH_CLEAN_RUN: usize = 1024;
+pub(super) const PATCH_CLEAN_RUN: usize = 1024;
 
-/// The offset of the first item in the first [`PATCH_STEP`] bytes of
-/// `chunk` (which has one byte more) that dialect `F` into dialect `T`
-/// writes otherwise (see [`copy_and_patch`]): from UTF-8, the lead of a
-/// 4-byte sequence (`F0..FF`) and, into modified UTF-8, a `00`; into
-/// UTF-8, a lead surrogate (`ED` before `A0..BF`: well-formed input has a
-/// trail surrogate there, not `B0..BF`) and, from modified UTF-8, `C0`
-/// (which only `C0 80` has).
+/// The bytes that may start an item that dialect `F` writes otherwise in
+/// dialect `T`, as the flags of [`first_changed`]: between the dialects
+/// that share UTF-8's forms but for a few, a lead from `F0` (a
+/// supplementary character into a dialect of surrogate pairs; from RFC
+/// 2279, also a code point beyond U+10FFFF or a 5- or 6-byte sequence), a
+/// lead surrogate or a lone surrogate (`ED` before `A0..BF`) from a
+/// dialect that may hold one, `00` into modified UTF-8 and `C0` from it
+/// (which only `C0 80` has there); into or out of Corrected UTF-8, every
+/// byte from `80`, and `00` into it. [`copy_and_patch`] takes each
+/// flagged item as the loop of items converts it, and may find that it
+/// does not change after all.
+struct Changes {
+    four: bool,
+    surrogate: bool,
+    nul: bool,
+    c0: bool,
+    high: bool,
+}
+
+const fn changes(from: u8, to: u8) -> Changes {
+    let corrected = from == code::CORRECTED || to == code::CORRECTED;
+    Changes {
+        four: !corrected && (matches!(to, code::CESU8 | code::MUTF8) || from == code::RFC2279),
+        surrogate: !corrected
+            && matches!(
+                from,
+                code::UNICODE31 | code::WTF8 | code::CESU8 | code::MUTF8 | code::RFC2279
+            ),
+        nul: matches!(to, code::MUTF8 | code::CORRECTED),
+        c0: !corrected && from == code::MUTF8,
+        high: corrected,
+    }
+}
+
+/// The offset of the first byte of the first [`PATCH_STEP`] bytes of
+/// `chunk` (which has one byte more, the look-ahead of a surrogate) that
+/// [`changes`] flags for dialect `F` into dialect `T`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Option<usize> {
     use core::arch::x86_64::*;
+    let flags = const { changes(F, T) };
     // SAFETY: `chunk` is 33 readable bytes, read in unaligned loads of 16
     // from offsets 0, 1, 16 and 17; the other intrinsics need SSE2, which
     // every x86_64 CPU has (the target enables it).
@@ -502,21 +535,25 @@ fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Opti
         let is = |v: __m128i, b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
         let changed = |k: usize| {
             let v = at(k);
-            if F == code::UTF8 {
-                let four = at_least(v, 0xF0);
-                if T == code::MUTF8 {
-                    _mm_or_si128(four, is(v, 0))
-                } else {
-                    four
-                }
-            } else {
-                let lead = _mm_and_si128(is(v, 0xED), at_least(at(k + 1), 0xA0));
-                if F == code::MUTF8 {
-                    _mm_or_si128(lead, is(v, 0xC0))
-                } else {
-                    lead
-                }
+            let mut m = _mm_setzero_si128();
+            if flags.four {
+                m = _mm_or_si128(m, at_least(v, 0xF0));
             }
+            if flags.surrogate {
+                let lead = _mm_and_si128(is(v, 0xED), at_least(at(k + 1), 0xA0));
+                m = _mm_or_si128(m, lead);
+            }
+            if flags.nul {
+                m = _mm_or_si128(m, is(v, 0));
+            }
+            if flags.c0 {
+                m = _mm_or_si128(m, is(v, 0xC0));
+            }
+            if flags.high {
+                // The movemask below takes the high bits.
+                m = _mm_or_si128(m, v);
+            }
+            m
         };
         _mm_movemask_epi8(changed(0)) as u32 | (_mm_movemask_epi8(changed(16)) as u32) << 16
     };
@@ -526,28 +563,31 @@ fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Opti
 /// [`first_changed`] with words: bit 7 of each byte of a word set where its
 /// bits 4 to 7 are (`F0..FF`), or where the test for a zero byte sets it
 /// in the word or in the word xor the byte looked for (exact for the
-/// lowest one). Into UTF-8 it finds every `ED`, also those of `U+D000..
-/// U+D7FF`, which [`copy_and_patch`] then steps over.
+/// lowest one). It flags every `ED`, also those of `U+D000..U+D7FF`,
+/// which [`copy_and_patch`] then steps over.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Option<usize> {
+    let flags = const { changes(F, T) };
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let lanes = |x: u64| {
-        if F == code::UTF8 {
-            let four = x & x << 1 & x << 2 & x << 3 & HIGH;
-            if T == code::MUTF8 {
-                four | zero(x)
-            } else {
-                four
-            }
-        } else {
-            let ed = zero(x ^ (0xED * ONES));
-            if F == code::MUTF8 {
-                ed | zero(x ^ (0xC0 * ONES))
-            } else {
-                ed
-            }
+        let mut m = 0;
+        if flags.four {
+            m |= x & x << 1 & x << 2 & x << 3 & HIGH;
         }
+        if flags.surrogate {
+            m |= zero(x ^ (0xED * ONES));
+        }
+        if flags.nul {
+            m |= zero(x);
+        }
+        if flags.c0 {
+            m |= zero(x ^ (0xC0 * ONES));
+        }
+        if flags.high {
+            m |= x & HIGH;
+        }
+        m
     };
     chunk[..PATCH_STEP]
         .chunks_exact(8)
@@ -558,40 +598,41 @@ fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Opti
         })
 }
 
-/// The pairs of dialects whose text differs in a few items only, the same
-/// bytes elsewhere: UTF-8 into CESU-8 or modified UTF-8 (a 4-byte sequence
-/// becomes a surrogate pair, and into modified UTF-8 `00` becomes
-/// `C0 80`) and back into UTF-8.
-const fn patches(from: u8, to: u8) -> bool {
-    matches!(
-        (from, to),
-        (code::UTF8, code::CESU8 | code::MUTF8) | (code::CESU8 | code::MUTF8, code::UTF8)
-    )
-}
-
-/// A pair of dialects of [`patches`], from the start of `src` (well formed
-/// in `F`, checked by a kernel) into `dst`: 32 bytes are copied a step
-/// whatever they hold, and only where one of them starts an item that
-/// changes does the step stop to write its new form over the copy. Stops
-/// near the end of either buffer, before an item it leaves to the general
-/// loop, or after [`PATCH_CLEAN_RUN`] unchanged bytes; returns where it
-/// stopped in both, and how many unchanged bytes it ended with.
+/// Dialect `F` into dialect `T`, from `src[i..]` (well formed in `F`,
+/// checked by a kernel) into `dst[w..]`: 32 bytes are copied a step
+/// whatever they hold, and only where one of them starts an item that may
+/// change ([`Changes`]) does the step stop to write its new form over the
+/// copy. Stops near the end of either buffer, before an item it leaves to
+/// the loop of items (one the careful path takes; into or out of Corrected
+/// UTF-8, the second of two changed items in a row), or after
+/// [`PATCH_CLEAN_RUN`] unchanged bytes; returns where it stopped in both,
+/// and how many unchanged bytes it ended with.
 ///
-/// The general loop of [`pair`] decodes every non-ASCII character and
-/// takes each changed one through the vector converter of runs. On the
+/// Without it, the loop of items copied ASCII 8 bytes a step, decoded and
+/// encoded every other character, and handed back to the copy phase after
+/// [`CLEAN_RUN`] unchanged bytes, which validated and scanned a piece for
+/// the next change: the two phases took turns at every change. On the
 /// Latin lipsum with an emoji every 50, 200 and 1000 bytes (Sapphire
 /// Rapids, `transcode/<pair>/emoji-every-<n>` in the paired benchmark),
-/// UTF-8 to CESU-8 went from 1.7, 1.8 and 6.0 GB/s to 5.0, 7.2 and 9.5
+/// UTF-8 to CESU-8 went from 1.7, 1.8 and 6.0 GB/s to 5.2, 7.8 and 10.3
 /// (with steps of 8 bytes in words: 3.9, 4.4 and 6.8), CESU-8 to UTF-8
-/// from 1.8, 1.4 and 4.5 to 4.0, 5.9 and 6.7; text that changes every
-/// 5000 bytes, or in every character (the Emoji lipsum), as before. The
+/// from 1.8, 1.4 and 4.5 to 4.3, 6.6 and 7.1; text that changes every
+/// 5000 bytes, or in every character (the Emoji lipsum), as before. Every
+/// other pair of dialects ran at 0.9 to 1.8 GB/s on such text with a
+/// change every 200 bytes (an emoji, or an `é` into or out of Corrected
+/// UTF-8), and at 6 to 21 GB/s with this (1 MiB through `transcode`). The
 /// copy phase is faster on a long run that does not change, which
 /// [`PATCH_CLEAN_RUN`] leaves to it: at 256 bytes, the text that changes
 /// every 1000 bytes went into CESU-8 at 6.8 GB/s, at 4096 that of every
 /// 5000 bytes at 9.8 (12.0 with 1024).
 #[inline(always)]
-fn copy_and_patch<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize, usize) {
-    let (mut i, mut w, mut clean) = (0, 0, 0);
+fn copy_and_patch<const F: u8, const T: u8>(
+    src: &[u8],
+    dst: &mut [u8],
+    mut i: usize,
+    mut w: usize,
+) -> (usize, usize, usize) {
+    let mut clean = 0;
     while let (Some(chunk), Some(out)) = (
         src.get(i..i + PATCH_STEP + 1),
         dst.get_mut(w..w + PATCH_STEP),
@@ -616,10 +657,13 @@ fn copy_and_patch<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usiz
             break;
         };
         let x = u64::from_le_bytes(item.try_into().expect("8 bytes"));
+        let corrected = F == code::CORRECTED || T == code::CORRECTED;
+        let pairs_in = !corrected && matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+        let pairs_out = !corrected && matches!(T, code::CESU8 | code::MUTF8);
         let (read, written, word) = match x as u8 {
-            0 if T == code::MUTF8 => (1, 2, 0x80C0),
-            0xC0 if F == code::MUTF8 => (2, 1, 0),
-            0xF0.. if F == code::UTF8 => {
+            0 if T == code::MUTF8 && !corrected => (1, 2, 0x80C0),
+            0xC0 if F == code::MUTF8 && !matches!(T, code::MUTF8 | code::CORRECTED) => (2, 1, 0),
+            0xF0.. if pairs_out && F != code::RFC2279 => {
                 if item[4] >= 0xF0 {
                     // Two or more in a row (text of emoji): the converter
                     // of runs, with vectors.
@@ -632,7 +676,7 @@ fn copy_and_patch<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usiz
                 }
                 (4, 6, pair_of_four(x as u32))
             }
-            _ if F != code::UTF8 && x & PAIR_MASK == PAIR_BITS => {
+            _ if pairs_in && !pairs_out && x & PAIR_MASK == PAIR_BITS => {
                 if item[6] == 0xED && item.get(7).is_some_and(|&b| b >= 0xA0) {
                     let (ni, nw) = run::<F, T, 6>(src, dst, i, w);
                     if ni == i {
@@ -644,12 +688,27 @@ fn copy_and_patch<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usiz
                 (6, 4, layout_word(pair_code_point(x), 4))
             }
             // `ED 80..9F` (U+D000..U+D7FF), which the words find too.
-            0xED if F != code::UTF8 && x >> 8 & 0xE0 == 0x80 => (3, 3, x),
-            _ => break,
+            0xED if !corrected && x >> 8 & 0xE0 == 0x80 => (3, 3, x),
+            // Anything else (a lone surrogate, a pair into a dialect of
+            // pairs, RFC 2279's forms), as the general loop converts it.
+            _ => {
+                let Some((cp, read)) = decode_word::<F>(x) else {
+                    break;
+                };
+                let Some((word, written)) = encode_word::<T>(cp) else {
+                    break;
+                };
+                (read, written, word)
+            }
         };
         out.copy_from_slice(&word.to_le_bytes());
         i += read;
         w += written;
+        if corrected && src.get(i).is_some_and(|&b| b >= 0x80) {
+            // Text where every character changes, for the loop of items
+            // and its block converter.
+            break;
+        }
     }
     // A step's end may cut a character, one that does not change (every
     // item that does is converted whole from its first byte): the
@@ -667,20 +726,9 @@ fn copy_and_patch<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usiz
 /// the bytes it reports written, `dst` holds scratch.
 #[inline(never)]
 fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
-    // U+0000 is a special case on either side.
-    let nul_special =
-        matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
-    let corrected = F == code::CORRECTED || T == code::CORRECTED;
-    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
-    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
-    let (mut i, mut w) = (0, 0);
-    let mut clean = 0;
-    if patches(F, T) {
-        (i, w, clean) = copy_and_patch::<F, T>(src, dst);
-    }
     // Between UTF-8 and Corrected UTF-8, the vector block converter where
     // every sequence keeps its length; after it stops at an item, the loop
-    // below goes on alone for `skip` bytes (more after each stop with
+    // of items goes on alone for `skip` bytes (more after each stop with
     // little done, so that text it cannot convert costs it little).
     let blocks = match (F, T) {
         (code::UTF8, code::CORRECTED) => Blocks::new(Way::ToCorrected),
@@ -688,7 +736,49 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
         _ => None,
     };
     // The blocks load from two bytes before `i`.
-    let (mut retry_at, mut skip) = (2, BLOCK);
+    let mut retry = (2, BLOCK);
+    let (mut i, mut w) = (0, 0);
+    // Copy and patch while the changes are few; the loop of items where
+    // they are many, until it has gone [`CLEAN_RUN`] bytes without one,
+    // when copying and patching takes over again.
+    loop {
+        let start = i;
+        let clean;
+        (i, w, clean) = copy_and_patch::<F, T>(src, dst, i, w);
+        if clean >= PATCH_CLEAN_RUN {
+            break;
+        }
+        let clean;
+        (i, w, clean) = items::<F, T>(src, dst, i, w, blocks, &mut retry);
+        if i == start || clean < CLEAN_RUN {
+            break;
+        }
+    }
+    (i, w)
+}
+
+/// The loop of [`pair`] that converts item by item (ASCII 8 bytes at a
+/// time, runs of changed items with the block and run converters) from
+/// `src[i..]` into `dst[w..]`, until an item that needs the careful path,
+/// the end of either buffer, or [`CLEAN_RUN`] unchanged bytes. Returns
+/// where it stopped in both, and how many unchanged bytes it ended with.
+#[inline(never)]
+fn items<const F: u8, const T: u8>(
+    src: &[u8],
+    dst: &mut [u8],
+    mut i: usize,
+    mut w: usize,
+    blocks: Option<Blocks>,
+    retry: &mut (usize, usize),
+) -> (usize, usize, usize) {
+    let (mut retry_at, mut skip) = *retry;
+    // U+0000 is a special case on either side.
+    let nul_special =
+        matches!(F, code::MUTF8 | code::CORRECTED) || matches!(T, code::MUTF8 | code::CORRECTED);
+    let corrected = F == code::CORRECTED || T == code::CORRECTED;
+    let pairs_in = matches!(F, code::CESU8 | code::MUTF8 | code::UNICODE31);
+    let pairs_out = matches!(T, code::CESU8 | code::MUTF8);
+    let mut clean = 0;
     while i < src.len() && dst.len() - w >= STEP_ROOM && clean < CLEAN_RUN {
         if let Some(b) = blocks.filter(|_| i >= retry_at) {
             let (ni, nw, stop) = b.convert(src, dst, i, w);
@@ -755,7 +845,8 @@ fn pair<const F: u8, const T: u8>(src: &[u8], dst: &mut [u8]) -> (usize, usize) 
         i += read;
         w += written;
     }
-    (i, w)
+    *retry = (retry_at, skip);
+    (i, w, clean)
 }
 
 /// Converts `src`, well-formed WTF-8 that does not end with a lead
