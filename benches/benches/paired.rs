@@ -1075,6 +1075,12 @@ fn add_cesu8_to_utf8<'a>(cmp: &mut Comparison<'a>, cesu: &'a [u8], text: &str) {
 /// at least `len` bytes: text that goes into CESU-8 changed here and there,
 /// where the transcoder goes back and forth between its phases.
 fn emoji_every(latin: &str, gap: usize, len: usize) -> String {
+    char_every(latin, '😀', gap, len)
+}
+
+/// The Latin lipsum's words with `c` every `gap` bytes or so, at least
+/// `len` bytes.
+fn char_every(latin: &str, c: char, gap: usize, len: usize) -> String {
     let mut out = String::with_capacity(len + 2 * gap);
     let mut words = latin.split_inclusive(' ').cycle();
     while out.len() < len {
@@ -1082,14 +1088,60 @@ fn emoji_every(latin: &str, gap: usize, len: usize) -> String {
         while out.len() - start < gap {
             out.push_str(words.next().unwrap_or(" "));
         }
-        out.push('😀');
+        out.push(c);
     }
     out
 }
 
+/// `transcode/sparse/<from>-to-<to>/every-<gap>`: pairs of dialects other
+/// than UTF-8 and CESU-8 on the Latin lipsum with a character that changes
+/// (or, out of CESU-8 into modified UTF-8, that the converter stops at and
+/// keeps) every `gap` bytes, against the source dialect's check and a copy
+/// of the same bytes. No crate converts these.
+fn transcode_sparse(r: &mut Runner, latin: &str) {
+    let pairs = [
+        (Dialect::Utf8, Dialect::Corrected, 'é'),
+        (Dialect::Corrected, Dialect::Utf8, 'é'),
+        (Dialect::Wtf8, Dialect::Cesu8, '😀'),
+        (Dialect::Cesu8, Dialect::Mutf8, '😀'),
+    ];
+    for (from, to, c) in pairs {
+        for gap in [20, 200] {
+            let label = format!("sparse/{}-to-{}/every-{gap}", short(from), short(to));
+            let text = char_every(latin, c, gap, 1 << 20);
+            let bytes = utf8guard::transcode(Dialect::Utf8, from, text.as_bytes(), Policy::Strict)
+                .expect("the text converts");
+            let input = &bytes[..];
+            let mut cmp = Comparison::new("transcode", &label, input.len() as u64);
+            if !r.wanted(&cmp.id()) {
+                continue;
+            }
+            let mut expected = Vec::new();
+            reference_into(from, to, input, &mut expected);
+            let mut out = vec![0u8; 2 * input.len() + 16];
+            let n = transcode_into(from, to, input, &mut out);
+            assert_eq!(&out[..n], &expected[..], "{label}");
+            cmp.add("utf8guard", move || {
+                transcode_into(from, to, std::hint::black_box(input), &mut out) as u64
+            });
+            let mut copy = vec![0u8; input.len()];
+            cmp.add("check + copy", move || {
+                let input = std::hint::black_box(input);
+                if from.check(input).is_err() {
+                    return 0;
+                }
+                copy.copy_from_slice(input);
+                std::hint::black_box(&copy).len() as u64
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+}
+
 /// `transcode/utf8-to-cesu8/emoji-every-<gap>` and
 /// `transcode/cesu8-to-utf8/emoji-every-<gap>`: UTF-8 to CESU-8 and back on
-/// text that changes every `gap` bytes, against the crates.
+/// text that changes every `gap` bytes, against the crates; then
+/// [`transcode_sparse`].
 fn transcode_changing(r: &mut Runner) {
     let files = match inputs::lipsum() {
         Ok(files) => files,
@@ -1124,6 +1176,7 @@ fn transcode_changing(r: &mut Runner) {
         add_cesu8_to_utf8(&mut cmp, &cesu, &text);
         r.run(cmp, 2.0);
     }
+    transcode_sparse(r, latin);
 }
 
 fn main() {
