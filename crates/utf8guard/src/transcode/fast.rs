@@ -339,7 +339,7 @@ fn corrected_fours(x: u64, to: bool) -> Option<u64> {
 
 /// A run of items of the same shape that all change, from `src[i..]` into
 /// `dst[w..]`: sequences of `L` bytes (2, 3 or 4; 6 for a surrogate pair),
-/// without the general loop's dispatch on the lead byte. Stops before the
+/// without the loop of items' dispatch on the lead byte. Stops before the
 /// first item of another shape, or one that [`encode_word`] refuses.
 /// Returns where it stopped in both.
 #[inline(always)]
@@ -712,7 +712,7 @@ fn copy_and_patch<const F: u8, const T: u8>(
             // `ED 80..9F` (U+D000..U+D7FF), which the words find too.
             0xED if !corrected && x >> 8 & 0xE0 == 0x80 => (3, 3, x),
             // Anything else (a lone surrogate, a pair into a dialect of
-            // pairs, RFC 2279's forms), as the general loop converts it.
+            // pairs, RFC 2279's forms), as the loop of items converts it.
             _ => {
                 let Some((cp, read)) = decode_word::<F>(x) else {
                     break;
