@@ -67,7 +67,8 @@
 //!   and strings of each size from 1 B to 1 KiB, `ascii/<n>` and `text/<n>`
 //!   (4096 of them, one by one). Where the dispatcher chose the scalar
 //!   kernel (`UTF8GUARD_KERNEL=scalar`, or a CPU without vector kernels),
-//!   `utf8guard::validate` runs too.
+//!   `utf8guard::validate` runs too; beside strings of 32 bytes or more,
+//!   `read only`, as in `strings/`.
 //!
 //! Usage: `paired [--out FILE] [FILTER...]`: only the comparisons whose
 //! `group/label` contains one of the filters run, and none that contains a
@@ -1001,6 +1002,19 @@ fn scalar_comparison<'a>(label: &str, inputs: &'a [&'a [u8]]) -> Comparison<'a> 
             "utf8guard (dispatched: scalar)",
             count_valid(inputs, utf8guard::validate),
         );
+    }
+    // Beside strings, the loop that only reads them (as in `strings/`):
+    // the ceiling that where they sit in memory puts on any validator.
+    #[cfg(target_arch = "x86_64")]
+    if inputs.len() > 1 && inputs.iter().all(|s| s.len() >= 32) && is_x86_feature_detected!("avx2")
+    {
+        cmp.add("read only", move || {
+            one_by_one(inputs).fold(0, |acc, s| {
+                // SAFETY: AVX2 was detected; the string is at least 32
+                // bytes long.
+                acc ^ u64::from(unsafe { read_avx2(s) })
+            })
+        });
     }
     cmp
 }
