@@ -1022,14 +1022,15 @@ const HALF_WIDTH_MAX: usize = 256;
 /// Inputs up to this long are checked straight through first
 /// ([`is_valid_straight`]): 1 KiB with 64-byte vectors, whose look-behind
 /// is shifted in, and with 32-byte ones, which load it; [`HALF_WIDTH_MAX`]
-/// with 16-byte ones. With AVX-512, text strings of 512 B and 1 KiB went
+/// with the 16-byte ones of SSE4.2, 1 KiB with those of WebAssembly
+/// ([`SimdU8::SHUFFLED_STRAIGHT`]). With AVX-512, text strings of 512 B and 1 KiB went
 /// from 1.13x and 1.20x the best peer to 1.33x and 1.29x (Sapphire Rapids,
 /// `strings/text/<n>` in the paired benchmark); with AVX2, from 0.99x and
 /// 1.05x to 1.23x and 1.29x (AMD EPYC Zen 5, where the blocks' loop, which
 /// tests each block for ASCII and for errors, was behind simdutf8 on
 /// them; on Sapphire Rapids the AVX2 kernel measured no faster either way).
 const fn straight_max<V: SimdU8>() -> usize {
-    if V::LANES >= 32 {
+    if V::LANES >= 32 || V::SHUFFLED_STRAIGHT {
         ASCII_SCAN_MAX
     } else {
         HALF_WIDTH_MAX
@@ -1195,12 +1196,13 @@ pub(crate) unsafe fn validate_from<V: SimdU8, const LOADS: bool, D: Spec>(
         // SAFETY: the caller guarantees the instruction set.
         return unsafe { validate_short::<V, LOADS, D>(bytes) };
     }
-    // Strings (up to 1 KiB with 32- and 64-byte vectors, 256 bytes with
-    // 16-byte ones): first one test for all their vectors; only on an
-    // error, the blocks below, which say where it is.
+    // Strings (up to 1 KiB, or 256 bytes with the 16-byte vectors of
+    // SSE4.2): first one test for all their vectors; only on an error, the
+    // blocks below, which say where it is.
+    let straight = (LOADS || V::SHUFFLED_STRAIGHT) && len <= straight_max::<V>();
     // SAFETY: the caller guarantees the instruction set and `start`;
     // `len >= BLOCK`.
-    if LOADS && len <= straight_max::<V>() && unsafe { is_valid_straight::<V, D>(bytes, start) } {
+    if straight && unsafe { is_valid_straight::<V, D>(bytes, start) } {
         return Ok(());
     }
     // SAFETY: the caller's contract; `len >= BLOCK`.
@@ -1620,7 +1622,7 @@ unsafe fn has_error_in_place<V: SimdU8, D: Spec, const END: bool>(
         // 1.1x faster with AVX2 (Sapphire Rapids, `strings/text/256` in the
         // paired benchmark). The last vector, which may overlap the one
         // before, loads it.
-        let behind = if V::LANES == 64 && at_vector == at {
+        let behind = if (V::LANES == 64 || V::SHUFFLED_STRAIGHT) && at_vector == at {
             Behind::shifted::<D>(input, prev)
         } else {
             // SAFETY: `at_vector >= pad`: either `at_vector = at >= LANES >=

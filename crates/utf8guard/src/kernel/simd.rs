@@ -20,6 +20,13 @@ pub(crate) trait SimdU8: Copy {
     /// implied by this one's (AVX2 implies SSE4.2, AVX-512 implies AVX2),
     /// so that holding a `Self` proves that a `Half` may be made too.
     type Half: SimdU8;
+    /// Whether a kernel of the shuffle strategy (`LOADS = false` in
+    /// `lookup`) checks strings of 64 bytes to `lookup::straight_max`
+    /// straight through too, each vector after the first with its
+    /// look-behind shifted in from the vector before (the last, which may
+    /// overlap it, loads its own from the input), before the blocks. The
+    /// kernels of the load strategy always do.
+    const SHUFFLED_STRAIGHT: bool = false;
 
     /// Every lane set to `byte`.
     ///
