@@ -1016,7 +1016,7 @@ unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
 /// Inputs up to this long go through the block loop with vectors of at
 /// most 32 bytes (with AVX-512 only those with an error: valid ones are
 /// done by [`is_valid_straight`] with 64-byte vectors), and the straight
-/// check of 16-byte vectors goes up to it ([`straight_max`]).
+/// check of SSE4.2's 16-byte vectors goes up to it ([`straight_max`]).
 const HALF_WIDTH_MAX: usize = 256;
 
 /// Inputs up to this long are checked straight through first
@@ -1616,8 +1616,9 @@ unsafe fn has_error_in_place<V: SimdU8, D: Spec, const END: bool>(
         let p = ptr.wrapping_add(at_vector);
         // SAFETY: `at_vector + LANES <= len`: the vector is inside `bytes`.
         let input = unsafe { V::load(p) };
-        // 64-byte vectors take their look-behind from the vector before
-        // (lane shifts), narrower ones load it: on text strings of 256
+        // 64-byte vectors (and WebAssembly's, `SHUFFLED_STRAIGHT`) take
+        // their look-behind from the vector before (lane shifts), the
+        // other narrower ones load it: on text strings of 256
         // bytes the shifts measured 1.15x faster with AVX-512 and the loads
         // 1.1x faster with AVX2 (Sapphire Rapids, `strings/text/256` in the
         // paired benchmark). The last vector, which may overlap the one
