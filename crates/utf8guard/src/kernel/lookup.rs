@@ -783,14 +783,39 @@ unsafe fn first_flagged<V: SimdU8, const LOADS: bool, D: Spec>(
 }
 
 /// How far ahead of the bytes being checked the main loop asks for cache
-/// lines, on x86_64 CPUs where [`hints_help`] says the hints pay. The
-/// hardware prefetchers alone leave a kernel that does more than read well
-/// below the speed of a loop that only reads, on inputs that come from
-/// memory: on 256 MiB of text (Sapphire Rapids, `beyond-cache/1-core` in
-/// the paired benchmark) the AVX-512 kernel went from 0.80x to 0.95-1.00x
-/// such a loop with these hints, the AVX2 kernel from 0.61x to 0.87-0.90x.
+/// lines, on x86_64 CPUs where [`hints_help`] says the hints pay, for inputs
+/// shorter than [`REMOTE_FROM`]: into the first-level cache. The hardware
+/// prefetchers alone leave a kernel that does more than read well below the
+/// speed of a loop that only reads, on inputs that come from memory: on
+/// 256 MiB of text (Sapphire Rapids, `beyond-cache/1-core` in the paired
+/// benchmark) the AVX-512 kernel went from 0.80x to 0.95-1.00x the speed of
+/// a loop of 8-byte reads without hints with these, the AVX2 kernel from
+/// 0.61x to 0.87-0.90x.
 /// 2048 bytes measured better than 1024 and about as well as 4096.
 const PREFETCH_DISTANCE: usize = 2048;
+
+/// Inputs from this long on, most likely beyond the caches, are prefetched
+/// [`REMOTE_DISTANCE`] ahead into the second-level cache instead (the
+/// length from which 64-byte vectors shift their look-behind in where
+/// there are no hints, [`SHUFFLES_FROM`]).
+const REMOTE_FROM: usize = SHUFFLES_FROM;
+
+/// How far ahead the lines of an input of [`REMOTE_FROM`] bytes or more are
+/// asked for, into the second-level cache (`prefetcht1`), where the
+/// first-level hints [`PREFETCH_DISTANCE`] ahead left the kernels well below
+/// the speed of a loop that reads with the same hints. On 256 MiB beyond
+/// the caches (Sapphire Rapids, `beyond-cache/<input>` in the paired
+/// benchmark, two runs of each build in turns), text with AVX-512 went from
+/// 11.0-11.1 GB/s to 12.3-12.4, and with two cores (`par::validate`) from
+/// 20.0-20.4 to 23.3-24.9; at the AVX2 level from 9.3-9.7 to 10.6-10.7, and
+/// 17.5-18.0 to 20.6-20.7 with two cores; ASCII with AVX-512 from 13.7-13.9
+/// to 14.6-15.3. 4 KiB and 16 KiB ahead measured the same as 8 (into the
+/// second-level cache 2 KiB ahead: 10.0 at the AVX2 level; into the first
+/// 1.5 to 4 KiB ahead: 8.8-9.5). With these hints on inputs in the caches
+/// the kernels lost up to a tenth (the lipsum text, 64-105 KB: AVX-512 from
+/// 26-29 GB/s to 24-27, with both kinds of hint too), and inputs of 1 to
+/// 16 MiB measured no faster with them: hence only from [`REMOTE_FROM`] on.
+const REMOTE_DISTANCE: usize = 8192;
 
 /// Inputs from this long on are prefetched in runs of ASCII. Shorter ones
 /// are likely in the caches, where the hints cost the ASCII loop up to a
@@ -932,23 +957,36 @@ pub(crate) fn force_shuffles_from(len: Option<usize>) {
     SHUFFLES_MIN.store(len.unwrap_or(SHUFFLES_FROM), Ordering::Relaxed);
 }
 
-/// A hint to bring the cache line of `bytes[at]` (of the last byte, if `at`
-/// is past the end) into the cache; nothing on targets without one.
+/// A hint to bring the cache line of `bytes[at + ahead]` (of the last byte,
+/// if that is past the end) closer: into the second-level cache
+/// [`REMOTE_DISTANCE`] ahead when `remote`, else into the first-level cache
+/// [`PREFETCH_DISTANCE`] ahead. Nothing on targets without such hints.
 #[inline(always)]
-fn prefetch(bytes: &[u8], at: usize) {
+fn prefetch(bytes: &[u8], at: usize, remote: bool) {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
+        let ahead = if remote {
+            REMOTE_DISTANCE
+        } else {
+            PREFETCH_DISTANCE
+        };
         let p = bytes
             .as_ptr()
-            .wrapping_add(at.min(bytes.len().saturating_sub(1)));
+            .wrapping_add((at + ahead).min(bytes.len().saturating_sub(1)));
         // SAFETY: a prefetch reads nothing the program sees and cannot
         // fault; SSE, which it needs, is part of x86_64. The address is in
         // the slice all the same.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+        unsafe {
+            if remote {
+                _mm_prefetch::<_MM_HINT_T1>(p.cast());
+            } else {
+                _mm_prefetch::<_MM_HINT_T0>(p.cast());
+            }
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (bytes, at);
+    let _ = (bytes, at, remote);
 }
 
 /// Bytes per step in a run of ASCII. The step is tested with vectors of
@@ -1405,6 +1443,7 @@ unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     };
     let far_text = len >= PREFETCH_TEXT_MIN && hints_help();
     let far_ascii = far_text && len >= PREFETCH_MIN;
+    let remote = len >= REMOTE_FROM;
     while len - pos >= BLOCK {
         if verdict == Verdict::Ascii {
             // In a run of ASCII: skip several blocks per step, with one
@@ -1425,7 +1464,7 @@ unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
             while len - pos >= ASCII_STEP {
                 if far_ascii {
                     for line in 0..ASCII_STEP / BLOCK {
-                        prefetch(bytes, pos + PREFETCH_DISTANCE + line * BLOCK);
+                        prefetch(bytes, pos + line * BLOCK, remote);
                     }
                 }
                 let at = bytes.as_ptr().wrapping_add(pos);
@@ -1455,8 +1494,8 @@ unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
         }
         let step = if len - pos >= 2 * BLOCK {
             if far_text {
-                prefetch(bytes, pos + PREFETCH_DISTANCE);
-                prefetch(bytes, pos + PREFETCH_DISTANCE + BLOCK);
+                prefetch(bytes, pos, remote);
+                prefetch(bytes, pos + BLOCK, remote);
             }
             // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + 2 * BLOCK`
             // is inside `bytes`.
