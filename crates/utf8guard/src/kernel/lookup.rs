@@ -792,6 +792,8 @@ unsafe fn first_flagged<V: SimdU8, const LOADS: bool, D: Spec>(
 /// a loop of 8-byte reads without hints with these, the AVX2 kernel from
 /// 0.61x to 0.87-0.90x.
 /// 2048 bytes measured better than 1024 and about as well as 4096.
+// Only x86_64 has the hints ([`prefetch`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const PREFETCH_DISTANCE: usize = 2048;
 
 /// Inputs from this long on, most likely beyond the caches, are prefetched
@@ -815,6 +817,8 @@ const REMOTE_FROM: usize = SHUFFLES_FROM;
 /// the kernels lost up to a tenth (the lipsum text, 64-105 KB: AVX-512 from
 /// 26-29 GB/s to 24-27, with both kinds of hint too), and inputs of 1 to
 /// 16 MiB measured no faster with them: hence only from [`REMOTE_FROM`] on.
+// Only x86_64 has the hints ([`prefetch`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const REMOTE_DISTANCE: usize = 8192;
 
 /// Inputs from this long on are prefetched in runs of ASCII. Shorter ones
