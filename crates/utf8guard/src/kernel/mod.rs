@@ -88,6 +88,27 @@ macro_rules! strict_entry_points {
                     Err(0)
                 };
             }
+            if bytes.len() <= crate::small::SHORT {
+                // Not all ASCII (`crate::validate` tests that inline), and
+                // not scanned for it: 35 to 64 bytes with 32-byte vectors
+                // as two vectors ([`lookup::valid_pair`]). Laid out apart
+                // (`lookup::apart`), so that the longer strings, which the
+                // ASCII front scans, take the branches they took before.
+                lookup::apart();
+                if lookup::takes_pair::<$v, dialects::Utf8>(bytes.len()) {
+                    // SAFETY: this function's own contract; the length is
+                    // one `valid_pair` takes.
+                    if unsafe { lookup::valid_pair::<$v, dialects::Utf8>(bytes) } {
+                        return Ok(());
+                    }
+                // SAFETY: this function's own contract; 0 is what
+                // `lookup::ascii_front` returns for an input this short.
+                } else if unsafe { lookup::valid_straight::<$v, dialects::Utf8>(bytes, 0) } {
+                    return Ok(());
+                }
+                // SAFETY: as above.
+                return unsafe { validate_text(bytes, 0) };
+            }
             // SAFETY: this function's own contract.
             let Some(start) = (unsafe {
                 lookup::ascii_front::<$v, dialects::Utf8>(bytes, crate::small::SHORT + 1)
