@@ -40,11 +40,15 @@
 //!   and `transcode/utf8-to-corrected/<script>` for their throughput, with
 //!   the reference conversion (the scalar decoder and encoder, a code point
 //!   at a time) beside them.
-//! - `par-256MiB`, `stream-64MiB`, `lossy/<input>`, `chunks/<input>`,
-//!   `offsets-1M`: the
+//! - `par-256MiB`, `par-64MiB`, `stream-64MiB`, `lossy/<input>`,
+//!   `chunks/<input>`, `offsets-1M`: the
 //!   ingestion APIs against their sequential or std counterparts; with the
-//!   parallel API, a loop that only reads the buffer (on one thread and on
-//!   two), for the ceiling the machine's memory sets.
+//!   parallel API on 256 MiB, a loop that only reads the buffer (on one
+//!   thread and on two), for the ceiling the machine's memory sets.
+//!   `par-64MiB` takes 64 MiB slices of 256 MiB of text in turn, so that
+//!   each call's bytes come from memory, as `beyond-cache/` does: there
+//!   `par` cuts chunks shorter than the 16 MiB from which a single call
+//!   sends the prefetch hints of a long input.
 //! - `beyond-cache/1-core`: 256 MiB of text, far beyond the caches: the
 //!   main implementations, each vector kernel of utf8guard forced (and the
 //!   AVX-512 kernel with shuffles instead of loads), and a loop that only
@@ -623,6 +627,7 @@ fn invalid(r: &mut Runner) {
 fn ingest(r: &mut Runner) {
     let ids = [
         "par-256MiB",
+        "par-64MiB",
         "stream-64MiB",
         "lossy/",
         "chunks/",
@@ -652,6 +657,40 @@ fn ingest(r: &mut Runner) {
             })
         });
         r.run(cmp, 10.0);
+    }
+
+    if r.wanted("par-64MiB") {
+        // Four slices of 64 MiB of one buffer, each call on the slice after
+        // the last call's, whoever made it: the 192 MiB read since a slice
+        // was last read push it out of the caches.
+        let buffer = repeated(&text, 256 << 20);
+        let slices: Vec<&[u8]> = (0..4)
+            .map(|i| {
+                let (mut start, mut end) = (i << 26, (i + 1) << 26);
+                while buffer[start] & 0xC0 == 0x80 {
+                    start -= 1;
+                }
+                while end < buffer.len() && buffer[end] & 0xC0 == 0x80 {
+                    end -= 1;
+                }
+                &buffer[start..end]
+            })
+            .collect();
+        assert!(slices
+            .iter()
+            .all(|s| utf8guard::validate(s) && par::validate(s)));
+        let next = std::cell::Cell::new(0);
+        let slice = || {
+            let i = next.get();
+            next.set((i + 1) % slices.len());
+            slices[i]
+        };
+        let mut cmp = Comparison::new("par-64MiB", "", 64 << 20);
+        cmp.add("sequential/validate", || {
+            u64::from(utf8guard::validate(slice()))
+        });
+        cmp.add("par/validate", || u64::from(par::validate(slice())));
+        r.run(cmp, 4.0);
     }
 
     if r.wanted("stream-64MiB") {
