@@ -89,13 +89,14 @@ cargo test --workspace --release "${heavy[@]/#/--exclude=}"
 ok
 
 # The transcoders pick their scans and their checks by the dispatched
-# kernel: their tests again with each kernel forced (an override naming a
-# kernel this CPU lacks is ignored, and the tests then run the detected one).
-step "transcoders with each kernel forced (UTF8GUARD_KERNEL=scalar|sse42|avx2|avx512)"
+# kernel, and so do `par`'s chunks of a long input: their tests again with
+# each kernel forced (an override naming a kernel this CPU lacks is
+# ignored, and the tests then run the detected one).
+step "transcoders and par with each kernel forced (UTF8GUARD_KERNEL=scalar|sse42|avx2|avx512)"
 for kernel in scalar sse42 avx2 avx512; do
     echo "UTF8GUARD_KERNEL=$kernel"
     UTF8GUARD_KERNEL=$kernel cargo test --release -p utf8guard --quiet \
-        --test transcode --test round_trips --test decode --test corrected_blocks
+        --test transcode --test round_trips --test decode --test corrected_blocks --test par
 done
 ok
 

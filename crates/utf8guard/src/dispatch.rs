@@ -115,11 +115,26 @@ pub(crate) fn avx512_entry() -> Entry {
     }
 }
 
-/// Run the active kernel on a chunk of a long input, with the AVX-512
-/// kernel's look-behind shifted in (see [`crate::kernel::lookup`]'s
-/// `SHUFFLES_FROM`), as a single call on the whole input would take it.
+/// Run the active kernel on a chunk of a long input the way a single call
+/// on the whole input would: on a CPU that takes prefetch hints, with the
+/// hints of a long input (the vector kernels' `validate_far_hinted`); on
+/// one that does not, with the AVX-512 kernel's look-behind shifted in
+/// (see [`crate::kernel::lookup`]'s `SHUFFLES_FROM`).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
+    if kernel::lookup::hints_help() {
+        let hinted: Entry = match active() {
+            Kernel::Avx512 if has_avx512_vbmi() => kernel::avx512::vbmi::validate_far_hinted,
+            Kernel::Avx512 => kernel::avx512::validate_far_hinted,
+            Kernel::Avx2 => kernel::avx2::validate_far_hinted,
+            Kernel::Sse42 => kernel::sse42::validate_far_hinted,
+            Kernel::Scalar => return run(bytes),
+        };
+        // SAFETY: the entry point is the active kernel's, whose features
+        // the CPU has (it was chosen for them), with VBMI where the
+        // `vpermb` one is taken.
+        return unsafe { hinted(bytes) };
+    }
     if active() != Kernel::Avx512 {
         return run(bytes);
     }

@@ -472,6 +472,46 @@ pub mod __bench {
         Some(Ok(unsafe { core::str::from_utf8_unchecked(bytes) }))
     }
 
+    /// `kernel`'s strict UTF-8 entry point for `par`'s chunks of a long
+    /// input on CPUs that take prefetch hints (`validate_far_hinted`), with
+    /// the answer made exact as [`crate::from_utf8`]'s: for the tests.
+    /// `vbmi` takes the AVX-512 kernel's entry point with `vpermb` (the one
+    /// `par` takes on a CPU with AVX-512VBMI), else the one with
+    /// `vpshufb`. `None` for the scalar kernel, which has no such entry
+    /// point, and where the CPU cannot run the one asked for.
+    #[cfg(target_arch = "x86_64")]
+    pub fn far_hinted(
+        kernel: crate::Kernel,
+        vbmi: bool,
+        bytes: &[u8],
+    ) -> Option<Result<&str, crate::Utf8Error>> {
+        use crate::{kernel as k, Kernel};
+        if !kernel.is_available() {
+            return None;
+        }
+        let entry: unsafe fn(&[u8]) -> Result<(), usize> = match kernel {
+            Kernel::Avx512 if vbmi => {
+                if !crate::dispatch::has_avx512_vbmi() {
+                    return None;
+                }
+                k::avx512::vbmi::validate_far_hinted
+            }
+            Kernel::Avx512 => k::avx512::validate_far_hinted,
+            Kernel::Avx2 => k::avx2::validate_far_hinted,
+            Kernel::Sse42 => k::sse42::validate_far_hinted,
+            Kernel::Scalar => return None,
+        };
+        // SAFETY: the kernel's features were just checked, and VBMI where
+        // the `vpermb` entry point is taken.
+        if let Err(offset) = unsafe { entry(bytes) } {
+            if let Err(e) = crate::kernel::locate(bytes, offset) {
+                return Some(Err(e));
+            }
+        }
+        // SAFETY: validated by the kernel, or past its offset by the DFA.
+        Some(Ok(unsafe { core::str::from_utf8_unchecked(bytes) }))
+    }
+
     /// [`crate::Kernel::check_dialect`] with the AVX-512 kernel's entry
     /// point that looks the nibbles up with `vpshufb`, which
     /// `Kernel::Avx512` does not run on a CPU with AVX-512VBMI (except for

@@ -206,14 +206,16 @@ impl Plan {
     }
 }
 
-/// [`crate::from_utf8`] of one chunk. Of an input long enough for a single
-/// call to take the AVX-512 kernel's shifted look-behind (16 MiB, on CPUs
-/// without prefetch hints: `kernel::lookup::SHUFFLES_FROM`), the chunks
-/// take it too, whatever their length: their bytes come from beyond the
-/// caches as much as the input's. With chunks of 4 and 8 MiB checked with
-/// the loads, inputs of 32 and 64 MiB ran at 19.9 and 23.7 GB/s in
-/// parallel, where one core alone ran at 33.1 and 30.0 (AMD EPYC Zen 5,
-/// 2 threads, lipsum text, best of eight calls).
+/// [`crate::from_utf8`] of one chunk. Of an input long enough (16 MiB,
+/// `kernel::lookup::far_input`), the chunks are checked as a single call
+/// on the whole input would check them, whatever their length: their bytes
+/// come from beyond the caches as much as the input's. On CPUs without
+/// prefetch hints that is with the AVX-512 kernel's shifted look-behind:
+/// with chunks of 4 and 8 MiB checked with the loads, inputs of 32 and
+/// 64 MiB ran at 19.9 and 23.7 GB/s in parallel, where one core alone ran
+/// at 33.1 and 30.0 (AMD EPYC Zen 5, 2 threads, lipsum text, best of eight
+/// calls). On the others it is with the prefetch hints of a long input
+/// (see `far_input`).
 fn check_chunk(chunk: &[u8], far: bool) -> Result<(), Utf8Error> {
     #[cfg(target_arch = "x86_64")]
     if far {

@@ -121,6 +121,19 @@ pub fn check(bytes: &[u8]) {
     if let Some(result) = utf8guard::__bench::avx512_without_vbmi(bytes) {
         results.push(("avx512 without VBMI", result.is_ok(), result));
     }
+    // The entry points for `par`'s chunks of a long input, with prefetch
+    // hints.
+    #[cfg(target_arch = "x86_64")]
+    for (name, kernel, vbmi) in [
+        ("sse42 far", Kernel::Sse42, false),
+        ("avx2 far", Kernel::Avx2, false),
+        ("avx512 far", Kernel::Avx512, true),
+        ("avx512 without VBMI far", Kernel::Avx512, false),
+    ] {
+        if let Some(result) = utf8guard::__bench::far_hinted(kernel, vbmi, bytes) {
+            results.push((name, result.is_ok(), result));
+        }
+    }
     for (name, valid, result) in results {
         assert_eq!(valid, expected.is_ok(), "{name}: validate on {bytes:02X?}");
         match (&result, &expected) {

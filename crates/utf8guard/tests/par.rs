@@ -184,22 +184,46 @@ fn real_text() {
     }
 }
 
+/// The tests above, one after another.
+#[cfg(target_arch = "x86_64")]
+fn the_tests_above() {
+    every_small_chunking_of_the_hard_cases();
+    runs_of_continuation_bytes_across_cuts();
+    valid_text_in_every_chunking();
+    large_inputs_with_errors_near_cuts();
+    the_first_of_several_errors();
+    around_the_threshold();
+    real_text();
+}
+
 test_in_own_process!(
     /// The tests above with every chunk checked as part of a long input,
     /// as the chunks of inputs of 16 MiB and more are where the CPU takes
     /// no prefetch hints (the AVX-512 kernel's look-behind shifted in).
     the_tests_as_a_long_input runs long_input_everywhere {
-        utf8guard::__bench::with_shuffles_from(Some(0), || {
-            every_small_chunking_of_the_hard_cases();
-            runs_of_continuation_bytes_across_cuts();
-            valid_text_in_every_chunking();
-            large_inputs_with_errors_near_cuts();
-            the_first_of_several_errors();
-            around_the_threshold();
-            real_text();
-        });
+        utf8guard::__bench::with_shuffles_from(Some(0), the_tests_above);
     }
 );
+
+/// The tests above with every chunk checked as part of a long input where
+/// the CPU takes prefetch hints: the chunks longer than 1 KiB through the
+/// kernels' entry point for them, with the hints of a long input. Run with
+/// each kernel forced (`UTF8GUARD_KERNEL`, as `scripts/test.sh` does), it
+/// covers each kernel's.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_tests_as_a_long_input_with_hints() {
+    common::run_in_own_process("long_input_with_hints_everywhere");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "run by another test of this binary, in a process of its own"]
+fn long_input_with_hints_everywhere() {
+    utf8guard::__bench::with_prefetch(Some(true), || {
+        utf8guard::__bench::with_shuffles_from(Some(0), the_tests_above)
+    });
+}
 
 fn piece() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![

@@ -138,20 +138,40 @@ macro_rules! strict_entry_points {
                 return unsafe { lookup::validate_short::<$v, true, dialects::Utf8>(bytes) };
             }
             // SAFETY: as above; the input is at least a block long.
-            unsafe { validate_located(bytes, start) }
+            unsafe { validate_located(bytes, start, false) }
+        }
+
+        /// [`validate`] of a piece of a longer input checked piece by piece
+        /// (`par`'s chunks of a long input), on a CPU that takes prefetch
+        /// hints: with the hints a single call on the whole input would
+        /// send (`far` in [`lookup::validate_located`]).
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $cpu, ".")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn validate_far_hinted(bytes: &[u8]) -> Result<(), usize> {
+            if bytes.len() <= lookup::ASCII_SCAN_MAX {
+                // SAFETY: this function's own contract.
+                return unsafe { validate(bytes) };
+            }
+            // SAFETY: as above; 0 is where `lookup::ascii_front` starts an
+            // input longer than `ASCII_SCAN_MAX`, which is longer than a
+            // block.
+            unsafe { validate_located(bytes, 0, true) }
         }
 
         /// [`validate_text`] of an input of at least 64 bytes: the blocks,
-        /// which say where an error is.
+        /// which say where an error is; `far` as in
+        /// [`lookup::validate_located`].
         ///
         /// # Safety
         /// As [`validate_text`], and `bytes` must be at least
         /// [`lookup::BLOCK`] long.
         #[target_feature(enable = $features)]
         #[inline(never)]
-        unsafe fn validate_located(bytes: &[u8], start: usize) -> Result<(), usize> {
+        unsafe fn validate_located(bytes: &[u8], start: usize, far: bool) -> Result<(), usize> {
             // SAFETY: this function's own contract.
-            unsafe { lookup::validate_located::<$v, true, dialects::Utf8>(bytes, start) }
+            unsafe { lookup::validate_located::<$v, true, dialects::Utf8>(bytes, start, far) }
         }
     };
 }
