@@ -79,7 +79,7 @@ fn forced() -> Option<Kernel> {
 
 /// A kernel's entry point. `unsafe` because the x86 kernels require their
 /// instruction set; one is stored in [`ENTRY`] only once that was checked.
-type Entry = unsafe fn(&[u8]) -> Result<(), usize>;
+pub(crate) type Entry = unsafe fn(&[u8]) -> Result<(), usize>;
 
 /// The active kernel's entry point, or [`first_run`] until the first call
 /// resolved it: one load and an indirect call per validation, where a match
@@ -123,17 +123,15 @@ pub(crate) fn avx512_entry() -> Entry {
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
     if kernel::lookup::hints_help() {
-        let hinted: Entry = match active() {
-            Kernel::Avx512 if has_avx512_vbmi() => kernel::avx512::vbmi::validate_far_hinted,
-            Kernel::Avx512 => kernel::avx512::validate_far_hinted,
-            Kernel::Avx2 => kernel::avx2::validate_far_hinted,
-            Kernel::Sse42 => kernel::sse42::validate_far_hinted,
-            Kernel::Scalar => return run(bytes),
+        let active = active();
+        let vbmi = active == Kernel::Avx512 && has_avx512_vbmi();
+        return match far_hinted_entry(active, vbmi) {
+            // SAFETY: the entry point is the active kernel's, whose
+            // features the CPU has (it was chosen for them), with VBMI
+            // where the `vpermb` one is taken.
+            Some(hinted) => unsafe { hinted(bytes) },
+            None => run(bytes),
         };
-        // SAFETY: the entry point is the active kernel's, whose features
-        // the CPU has (it was chosen for them), with VBMI where the
-        // `vpermb` one is taken.
-        return unsafe { hinted(bytes) };
     }
     if active() != Kernel::Avx512 {
         return run(bytes);
@@ -146,6 +144,22 @@ pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: the AVX-512 kernel is active, so the CPU has what it needs
     // (AVX-512F and BW, BMI2), and VBMI where its entry point is taken.
     unsafe { far(bytes) }
+}
+
+/// `kernel`'s entry point for a chunk of a long input on a CPU that takes
+/// prefetch hints (the vector kernels' `validate_far_hinted`): for the
+/// AVX-512 kernel the one with `vpermb` when `vbmi`, else the one with
+/// `vpshufb`. `None` for the scalar kernel, which has none. Calling it
+/// needs what the kernel needs, and AVX-512VBMI where `vbmi` chose it.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn far_hinted_entry(kernel: Kernel, vbmi: bool) -> Option<Entry> {
+    Some(match kernel {
+        Kernel::Avx512 if vbmi => kernel::avx512::vbmi::validate_far_hinted,
+        Kernel::Avx512 => kernel::avx512::validate_far_hinted,
+        Kernel::Avx2 => kernel::avx2::validate_far_hinted,
+        Kernel::Sse42 => kernel::sse42::validate_far_hinted,
+        Kernel::Scalar => return None,
+    })
 }
 
 /// `true` when the CPU has what the AVX-512 kernel's `vpermb` entry points

@@ -485,22 +485,11 @@ pub mod __bench {
         vbmi: bool,
         bytes: &[u8],
     ) -> Option<Result<&str, crate::Utf8Error>> {
-        use crate::{kernel as k, Kernel};
-        if !kernel.is_available() {
+        let vbmi = vbmi && kernel == crate::Kernel::Avx512;
+        if !kernel.is_available() || (vbmi && !crate::dispatch::has_avx512_vbmi()) {
             return None;
         }
-        let entry: unsafe fn(&[u8]) -> Result<(), usize> = match kernel {
-            Kernel::Avx512 if vbmi => {
-                if !crate::dispatch::has_avx512_vbmi() {
-                    return None;
-                }
-                k::avx512::vbmi::validate_far_hinted
-            }
-            Kernel::Avx512 => k::avx512::validate_far_hinted,
-            Kernel::Avx2 => k::avx2::validate_far_hinted,
-            Kernel::Sse42 => k::sse42::validate_far_hinted,
-            Kernel::Scalar => return None,
-        };
+        let entry = crate::dispatch::far_hinted_entry(kernel, vbmi)?;
         // SAFETY: the kernel's features were just checked, and VBMI where
         // the `vpermb` entry point is taken.
         if let Err(offset) = unsafe { entry(bytes) } {
