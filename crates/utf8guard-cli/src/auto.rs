@@ -132,9 +132,15 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         _ => {
             // A stream: the bytes read to choose go first to the check.
             let mut reader: Box<dyn Read> = match input {
-                Input::Stdin => Box::new(io::stdin().lock()),
+                Input::Stdin => {
+                    crate::pipe::widen(io::stdin());
+                    Box::new(io::stdin().lock())
+                }
                 _ => match File::open(path) {
-                    Ok(f) => Box::new(f),
+                    Ok(f) => {
+                        crate::pipe::widen(&f);
+                        Box::new(f)
+                    }
                     Err(e) => return failed(e),
                 },
             };

@@ -221,6 +221,7 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
         return Outcome::failed(path, "is a directory".to_owned());
     }
     if !meta.is_file() {
+        crate::pipe::widen(&file);
         return crate::stream::check_reader(file, outcome, opts, progress);
     }
     if meta.len() >= MMAP_MIN {
@@ -255,6 +256,7 @@ pub fn check_stdin(opts: &ScanOptions, progress: &Progress) -> Outcome {
     if let Some(outcome) = map_stdin(opts, progress) {
         return outcome;
     }
+    crate::pipe::widen(std::io::stdin());
     crate::stream::check_reader(std::io::stdin().lock(), Outcome::stdin(), opts, progress)
 }
 

@@ -199,6 +199,7 @@ fn convert(input: &Path, output: Option<&Path>, converter: &mut Converter) -> Re
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
         }
+        crate::pipe::widen(io::stdin());
         Box::new(io::stdin().lock())
     } else {
         let file = File::open(input)
@@ -218,6 +219,7 @@ fn convert(input: &Path, output: Option<&Path>, converter: &mut Converter) -> Re
                 )));
             }
         }
+        crate::pipe::widen(&file);
         Box::new(file)
     };
     let describe = |failure: Failure, out_name: &str| match failure {
@@ -229,6 +231,7 @@ fn convert(input: &Path, output: Option<&Path>, converter: &mut Converter) -> Re
         )),
     };
     let Some(out) = output else {
+        crate::pipe::widen(io::stdout());
         let mut writer = BufWriter::with_capacity(PIECE, io::stdout().lock());
         let result = converter
             .stream(reader, &mut writer)

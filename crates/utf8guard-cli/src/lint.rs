@@ -163,12 +163,14 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
         }
+        crate::pipe::widen(io::stdin());
         io::stdin().lock().read_to_end(&mut bytes)
     } else {
         let mut file = File::open(path).map_err(|e| crate::io_message(&e))?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err("is a directory".into());
         }
+        crate::pipe::widen(&file);
         file.read_to_end(&mut bytes)
     };
     result.map_err(|e| format!("read error: {}", crate::io_message(&e)))?;

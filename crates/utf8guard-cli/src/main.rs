@@ -12,6 +12,7 @@ mod family;
 mod info;
 mod json;
 mod lint;
+mod pipe;
 mod pool;
 mod position;
 mod progress;

@@ -89,7 +89,10 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
                 crate::io_message(&e)
             )
         })?),
-        None => Box::new(io::stdout().lock()),
+        None => {
+            crate::pipe::widen(io::stdout());
+            Box::new(io::stdout().lock())
+        }
     };
     let mut writer = BufWriter::with_capacity(PIECE, sink);
     let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
@@ -99,8 +102,14 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
             Ok(map) => repair_slice(&map, PIECE, &mut writer).map_err(Failure::Write),
             Err(_) => repair_stream(file, &mut writer),
         },
-        (Some(file), _) => repair_stream(file, &mut writer),
-        (None, _) => repair_stream(io::stdin().lock(), &mut writer),
+        (Some(file), _) => {
+            crate::pipe::widen(&file);
+            repair_stream(file, &mut writer)
+        }
+        (None, _) => {
+            crate::pipe::widen(io::stdin());
+            repair_stream(io::stdin().lock(), &mut writer)
+        }
     };
     let flushed = writer.flush();
     match (result, flushed) {

@@ -1423,7 +1423,9 @@ fn hang_up_after_100_bytes(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
 fn a_closed_stdout_ends_the_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("many.txt");
-    fs::write(&path, b"\x80".repeat(200_000)).unwrap();
+    // `repair` writes three bytes for each: more than the 1 MiB a pipe it
+    // writes to is widened to, so that the hang-up is seen.
+    fs::write(&path, b"\x80".repeat(1_000_000)).unwrap();
     // Status 2: the run stopped before the end, without a panic or a
     // message.
     let (status, stderr) = hang_up_after_100_bytes(&["--all".as_ref(), path.as_os_str()]);
