@@ -1,14 +1,18 @@
 //! The floor of `utf8guard check` on a large file: a process that maps the
 //! file and reads every byte once (its pages faulted in as they are read),
 //! split across as many threads as the command uses by default, and checks
-//! nothing.
+//! nothing. With `-`, it reads standard input instead, as the command
+//! reads a stream: in pieces of 256 KiB, from a pipe widened to 1 MiB
+//! first (on Linux), each piece's bytes loaded once.
 //! `scripts/bench-report` times it beside the command, whose time cannot
 //! go below it by much: the command does all of this and validates too.
 //!
 //! ```text
 //! read-floor FILE
+//! read-floor - < STREAM
 //! ```
 
+use std::io::Read;
 use std::process::ExitCode;
 
 use memmap2::MmapOptions;
@@ -18,6 +22,9 @@ fn main() -> ExitCode {
         eprintln!("usage: read-floor FILE");
         return ExitCode::from(2);
     };
+    if path == "-" {
+        return read_stdin();
+    }
     let file = match std::fs::File::open(&path) {
         Ok(file) => file,
         Err(e) => {
@@ -54,6 +61,31 @@ fn main() -> ExitCode {
             .into_iter()
             .fold(mine, |acc, h| acc | h.join().unwrap_or(0))
     });
+    std::hint::black_box(any);
+    ExitCode::SUCCESS
+}
+
+/// Reads standard input to its end as `utf8guard` reads a stream (the
+/// capacity of its pipe and the size of its reads are the command's).
+fn read_stdin() -> ExitCode {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if rustix::pipe::fcntl_getpipe_size(std::io::stdin()).is_ok_and(|size| size < 1 << 20) {
+        let _ = rustix::pipe::fcntl_setpipe_size(std::io::stdin(), 1 << 20);
+    }
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = vec![0u8; 256 << 10];
+    let mut any = 0;
+    loop {
+        match stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => any |= or_of_words(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                eprintln!("read-floor: standard input: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     std::hint::black_box(any);
     ExitCode::SUCCESS
 }
