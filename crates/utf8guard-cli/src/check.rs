@@ -4,10 +4,10 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use memmap2::{Mmap, MmapOptions};
 use utf8guard::{Dialect, ErrorKind};
 
 use crate::family;
+use crate::mapped::Mapping;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
 use crate::report::{Finding, More, Outcome, Status};
@@ -15,6 +15,9 @@ use crate::report::{Finding, More, Outcome, Status};
 /// Files at least this large are memory-mapped; smaller ones are read,
 /// which costs less than setting up and tearing down a mapping.
 pub const MMAP_MIN: u64 = 1 << 20;
+
+/// The report on a mapped file that was truncated while it was read.
+pub const CHANGED: &str = "the file changed while it was read (it was truncated): not checked";
 
 /// Mapped files are validated in slices of this size, so that the progress
 /// bar moves on a single huge file.
@@ -227,6 +230,9 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     if meta.len() >= MMAP_MIN {
         if let Ok(map) = map(&file, 0, meta.len(), opts.parallel) {
             outcome.scan(&map, opts, progress);
+            if map.truncated() {
+                return Outcome::failed(path, CHANGED.to_owned());
+            }
             return outcome;
         }
     }
@@ -252,6 +258,12 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
 /// have left it (so a script that goes on reading its standard input finds
 /// it consumed, as after a stream); anything else is streamed.
 pub fn check_stdin(opts: &ScanOptions, progress: &Progress) -> Outcome {
+    // A closed descriptor reads as empty through std: say what it is.
+    if let Err(e) = crate::output::stdin_metadata() {
+        if e.kind() != std::io::ErrorKind::Unsupported {
+            return Outcome::failed(Path::new("-"), crate::io_message(&e));
+        }
+    }
     #[cfg(unix)]
     if let Some(outcome) = map_stdin(opts, progress) {
         return outcome;
@@ -281,6 +293,9 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
     let map = map(&file, start, len, opts.parallel).ok()?;
     let mut outcome = Outcome::stdin();
     outcome.scan(&map, opts, progress);
+    if map.truncated() {
+        outcome = Outcome::failed(Path::new("-"), CHANGED.to_owned());
+    }
     // Best effort, as for any reader that stops at the end.
     let _ = file.seek(SeekFrom::Start(start + len));
     Some(outcome)
@@ -299,24 +314,13 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
 /// maps whole, and 0.74x when it was written 4 KiB at a time (4 KiB folios:
 /// a fault maps the 16 pages around it, which costs less than the up-front
 /// walk of every page). With one thread the two measured the same.
-fn map(file: &File, offset: u64, len: u64, parallel: bool) -> std::io::Result<Mmap> {
+fn map(file: &File, offset: u64, len: u64, parallel: bool) -> std::io::Result<Mapping> {
     let len = usize::try_from(len)
         .map_err(|_| std::io::Error::other("too large to map in this address space"))?;
-    let mut options = MmapOptions::new();
-    options.offset(offset).len(len);
     // (A file too small to be split has no need of the pool, nor of the
     // number of CPUs.)
-    if !parallel || len < utf8guard::par::THRESHOLD || crate::pool::threads() < 2 {
-        options.populate();
-    }
-    // SAFETY: the mapping is only ever read, through the `&[u8]` it derefs
-    // to. `memmap2` leaves one condition to the caller: that the file is not
-    // changed while mapped. No tool can enforce that for a file other
-    // processes may write; if one does, the bytes seen may change under the
-    // scan (the report then describes some mix of old and new contents) and
-    // a truncation can end the process with SIGBUS. This is the accepted
-    // cost of mapping, documented in `--help`.
-    unsafe { options.map(file) }
+    let populate = !parallel || len < utf8guard::par::THRESHOLD || crate::pool::threads() < 2;
+    Mapping::new(file, offset, len, populate)
 }
 
 #[cfg(test)]

@@ -69,9 +69,11 @@ Inputs:
     a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
     With --json the line is a JSON object with status \"error\" instead.
   - An empty file is valid.
-  - Files of 1 MiB and more are memory-mapped. If another process truncates
-    such a file while it is checked, the system may end utf8guard with
-    SIGBUS; if it rewrites it, the report describes the bytes as read.
+  - Files of 1 MiB and more are memory-mapped. One that another process
+    truncates while it is checked (as logrotate's copytruncate does) is
+    reported as an input that could not be read, \"the file changed while
+    it was read\", status 2, and the other inputs are checked as usual; one
+    that is rewritten in place is reported on the bytes as read.
   - A file named like a subcommand (check, repair, convert, lint, info,
     help) is written `./info`, or given after `check`.
 
@@ -341,16 +343,26 @@ one per maximal subpart, exactly as Rust's String::from_utf8_lossy and the
 WHATWG Encoding Standard do. Valid input is copied unchanged.
 
 The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link included), is refused before anything is written.
-Large files are memory-mapped and standard input is read in chunks; either
-way the output is written as it is made, in constant memory.";
+(a hard or symbolic link, or standard input redirected from it, included),
+is refused before anything is written; so is a read-only OUT, unless
+--force is given. Large files are memory-mapped and standard input is read
+in chunks; either way the output is made in constant memory.
+
+A file OUT is written under a temporary name in its directory and renamed
+to OUT only once the whole input is repaired, so OUT is never a half file:
+after an error the temporary file is removed and an existing OUT is left
+as it was. (A run killed by a signal may leave the temporary file,
+.OUT.utf8guard-PID.tmp, beside OUT.) An OUT that exists and is not a
+regular file (a device such as /dev/null, a FIFO) is written directly, as
+standard output is, as the repair goes.";
 
 const REPAIR_AFTER: &str = "\
 Exit status:
   0  the input was valid UTF-8: the output is a copy of it
   1  the input had invalid sequences, now replaced
-  2  a usage error, an input that cannot be read, an output that cannot be
-     written, or OUT is the input
+  2  a usage error, an input that cannot be read (or that was truncated
+     while it was read), an output that cannot be written, or OUT is the
+     input
 
 Output closed early: when the reader of standard output goes away (as
 `head` does once it has what it wanted), utf8guard stops at once, silently,
@@ -373,10 +385,14 @@ pub struct RepairArgs {
 
     /// Where to write the repaired text [default: standard output]
     ///
-    /// `-` is standard output. An existing file is replaced, unless it is
-    /// the input.
+    /// `-` is standard output. An existing file is replaced (once the
+    /// repair is complete), unless it is the input or read-only.
     #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
+
+    /// Replace OUT even if it is read-only (as `cp --force` does)
+    #[arg(long)]
+    pub force: bool,
 
     /// Only utf-8: repair reads and writes strict UTF-8
     ///

@@ -2,14 +2,15 @@
 //! another, streamed in constant memory, written to a temporary file that
 //! is renamed into place only once the whole input is converted.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::fs::{self, File};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use utf8guard::{Cause, Dialect, EncodeError, Policy, TranscodeError, Transcoder};
 
 use crate::family;
+use crate::output::Output;
 
 /// Bytes read at a time.
 const PIECE: usize = 64 << 10;
@@ -20,7 +21,9 @@ another (CESU-8, Java's modified UTF-8, WTF-8, Corrected UTF-8, ... and
 UTF-16), streamed in constant memory.
 
 The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link included), is refused before anything is written.
+(a hard or symbolic link, or standard input redirected from it, included),
+is refused before anything is written; so is a read-only OUT, unless
+--force is given.
 A file OUT is written under a temporary name in its directory and renamed
 to OUT only once the whole input is converted, so OUT is never a half
 file: after an error (an input that cannot be converted, a read or write
@@ -94,9 +97,13 @@ pub struct ConvertArgs {
     /// Where to write [default: standard output]
     ///
     /// `-` is standard output. An existing file is replaced (once the
-    /// conversion is complete), unless it is the input.
+    /// conversion is complete), unless it is the input or read-only.
     #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
+
+    /// Replace OUT even if it is read-only (as `cp --force` does)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// An encoding `convert` reads or writes.
@@ -160,7 +167,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
     };
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
-    match convert(input, output, &mut converter) {
+    match convert(input, output, args.force, &mut converter) {
         Ok(()) => {
             let (count, first) = converter.replacements();
             if let Some(first) = first {
@@ -192,126 +199,57 @@ fn trouble(message: String) -> Outcome {
     Outcome::Status(2, message)
 }
 
-fn convert(input: &Path, output: Option<&Path>, converter: &mut Converter) -> Result<(), Outcome> {
-    let in_name = input.display().to_string();
+fn convert(
+    input: &Path,
+    output: Option<&Path>,
+    force: bool,
+    converter: &mut Converter,
+) -> Result<(), Outcome> {
     let stdin = input.as_os_str() == "-";
-    let reader: Box<dyn Read> = if stdin {
+    let in_name = input.display().to_string();
+    let cannot_read = |e: io::Error| trouble(format!("{in_name}: {}", crate::io_message(&e)));
+    let (reader, meta): (Box<dyn Read>, Option<fs::Metadata>) = if stdin {
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
         }
+        // A closed descriptor is an error, not an empty input.
+        let meta = match crate::output::stdin_metadata() {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => None,
+            Err(e) => return Err(cannot_read(e)),
+        };
         crate::pipe::widen(io::stdin());
-        Box::new(io::stdin().lock())
+        (Box::new(io::stdin().lock()), meta)
     } else {
-        let file = File::open(input)
-            .map_err(|e| trouble(format!("{in_name}: {}", crate::io_message(&e))))?;
-        let meta = file
-            .metadata()
-            .map_err(|e| trouble(format!("{in_name}: {}", crate::io_message(&e))))?;
+        let file = File::open(input).map_err(cannot_read)?;
+        let meta = file.metadata().map_err(cannot_read)?;
         if meta.is_dir() {
             return Err(trouble(format!("{in_name}: is a directory")));
         }
-        if let Some(out) = output {
-            if fs::metadata(out).is_ok_and(|m| crate::repair::same_file(&meta, &m)) {
-                return Err(trouble(format!(
-                    "{}: the output is the input itself; convert never changes its input \
-                     (write elsewhere, then move the result)",
-                    out.display()
-                )));
-            }
-        }
         crate::pipe::widen(&file);
-        Box::new(file)
+        (Box::new(file), Some(meta))
     };
-    let describe = |failure: Failure, out_name: &str| match failure {
+    if let (Some(out), Some(meta)) = (output, &meta) {
+        crate::output::refuse_input(out, meta, "convert").map_err(trouble)?;
+    }
+    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
+    let mut writer = Output::open(output, PIECE, force).map_err(trouble)?;
+    // Only a whole conversion replaces a file OUT: after any failure the
+    // temporary file is removed as `writer` drops.
+    let result = converter
+        .stream(reader, &mut writer)
+        .and_then(|()| writer.finish().map_err(Failure::Write));
+    result.map_err(|failure| match failure {
         Failure::Input(message) => Outcome::Status(1, format!("{in_name}: {message}")),
         Failure::Read(e) => trouble(format!("{in_name}: read error: {}", crate::io_message(&e))),
+        Failure::Write(e) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
+            Outcome::Closed
+        }
         Failure::Write(e) => trouble(format!(
             "{out_name}: write error: {}",
             crate::io_message(&e)
         )),
-    };
-    let Some(out) = output else {
-        crate::pipe::widen(io::stdout());
-        let mut writer = BufWriter::with_capacity(PIECE, io::stdout().lock());
-        let result = converter
-            .stream(reader, &mut writer)
-            .and_then(|()| writer.flush().map_err(Failure::Write));
-        return match result {
-            Err(Failure::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => Err(Outcome::Closed),
-            Err(failure) => Err(describe(failure, "standard output")),
-            Ok(()) => Ok(()),
-        };
-    };
-    let out_name = out.display().to_string();
-    let existing = fs::metadata(out).ok();
-    if existing.as_ref().is_some_and(|m| !m.is_file()) {
-        // A device or a FIFO: written as it is, never replaced.
-        let file = OpenOptions::new()
-            .write(true)
-            .open(out)
-            .map_err(|e| trouble(format!("{out_name}: {}", crate::io_message(&e))))?;
-        let mut writer = BufWriter::with_capacity(PIECE, file);
-        return converter
-            .stream(reader, &mut writer)
-            .and_then(|()| writer.flush().map_err(Failure::Write))
-            .map_err(|f| describe(f, &out_name));
-    }
-    // A symbolic link to a file: the file it leads to is replaced.
-    let target = if existing.is_some() {
-        fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf())
-    } else {
-        out.to_path_buf()
-    };
-    let (temp_path, temp) = create_temp(&target).map_err(|e| {
-        trouble(format!(
-            "{out_name}: cannot create: {}",
-            crate::io_message(&e)
-        ))
-    })?;
-    let mut writer = BufWriter::with_capacity(PIECE, temp);
-    let result = converter
-        .stream(reader, &mut writer)
-        .and_then(|()| writer.flush().map_err(Failure::Write))
-        .and_then(|()| writer.get_ref().sync_all().map_err(Failure::Write))
-        .and_then(|()| {
-            if let Some(meta) = &existing {
-                // The replaced file's permissions, not the defaults.
-                fs::set_permissions(&temp_path, meta.permissions()).map_err(Failure::Write)?;
-            }
-            fs::rename(&temp_path, &target).map_err(Failure::Write)
-        });
-    drop(writer);
-    result.map_err(|failure| {
-        let _ = fs::remove_file(&temp_path);
-        describe(failure, &out_name)
     })
-}
-
-/// A new file beside `target`, named `.NAME.utf8guard-PID.tmp` (with a
-/// counter after PID if that is taken).
-fn create_temp(target: &Path) -> io::Result<(PathBuf, File)> {
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = target
-        .file_name()
-        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    let pid = std::process::id();
-    let mut attempt = 0u32;
-    loop {
-        let suffix = if attempt == 0 {
-            format!("{pid}")
-        } else {
-            format!("{pid}-{attempt}")
-        };
-        let path = dir.join(format!(".{name}.utf8guard-{suffix}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((path, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 /// One conversion, fed the input a piece at a time.

@@ -12,6 +12,8 @@ mod family;
 mod info;
 mod json;
 mod lint;
+mod mapped;
+mod output;
 mod pipe;
 mod pool;
 mod position;

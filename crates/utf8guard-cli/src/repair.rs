@@ -2,12 +2,13 @@
 //! U+FFFD, written as it is produced.
 
 use std::borrow::Cow;
-use std::fs::{self, File};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use crate::check::MMAP_MIN;
 use crate::cli::RepairArgs;
+use crate::mapped::Mapping;
 
 /// Bytes converted at a time.
 const PIECE: usize = 1 << 20;
@@ -47,61 +48,58 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let stdin = input.as_os_str() == "-";
+    let in_name = input.display().to_string();
+    let cannot_read = |e: io::Error| format!("{in_name}: {}", crate::io_message(&e));
     if stdin && io::stdin().is_terminal() {
         eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
     }
     let file = if stdin {
         None
     } else {
-        let file = File::open(input)
-            .map_err(|e| format!("{}: {}", input.display(), crate::io_message(&e)))?;
-        Some(file)
+        Some(File::open(input).map_err(cannot_read)?)
     };
+    // Standard input's too: a closed descriptor is an error, not an empty
+    // input, and a file behind it is as much the input as a named one.
     let meta = match &file {
-        Some(f) => Some(
-            f.metadata()
-                .map_err(|e| format!("{}: {}", input.display(), crate::io_message(&e)))?,
-        ),
-        None => None,
+        Some(f) => f.metadata(),
+        None => crate::output::stdin_metadata(),
+    };
+    let meta = match meta {
+        Ok(meta) => Some(meta),
+        // (Where nothing can be known of standard input: read it.)
+        Err(e) if stdin && e.kind() == io::ErrorKind::Unsupported => None,
+        Err(e) => return Err(cannot_read(e).into()),
     };
     if meta.as_ref().is_some_and(|m| m.is_dir()) {
-        return Err(format!("{}: is a directory", input.display()).into());
+        return Err(format!("{in_name}: is a directory").into());
     }
-    // Refuse to write over the input before opening the output, which
-    // would truncate it.
     if let (Some(out), Some(in_meta)) = (output, &meta) {
-        if let Ok(out_meta) = fs::metadata(out) {
-            if same_file(in_meta, &out_meta) {
-                return Err(format!(
-                    "{}: the output is the input itself; repair never changes its input \
-                     (write elsewhere, then move the result)",
-                    out.display()
-                )
-                .into());
+        crate::output::refuse_input(out, in_meta, "repair")?;
+    }
+    let mut writer = crate::output::Output::open(output, PIECE, args.force)?;
+    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
+    let result = match (file, meta) {
+        (Some(file), Some(meta)) if meta.is_file() && meta.len() >= MMAP_MIN => {
+            match usize::try_from(meta.len())
+                .map_err(io::Error::other)
+                .and_then(|len| Mapping::new(&file, 0, len, false))
+            {
+                Ok(map) => {
+                    let result = repair_slice(&map, PIECE, &mut writer).map_err(Failure::Write);
+                    // Pages past a new end fault in the kernel too, when it
+                    // copies them out of the mapping for a write: that
+                    // write fails (EFAULT) with no signal, so the file's
+                    // length says what happened as well as the handler.
+                    let shrank = file.metadata().map_or(true, |m| m.len() < map.len() as u64);
+                    if map.truncated() || shrank {
+                        Err(Failure::Changed)
+                    } else {
+                        result
+                    }
+                }
+                Err(_) => repair_stream(file, &mut writer),
             }
         }
-    }
-    let sink: Box<dyn Write> = match output {
-        Some(out) => Box::new(File::create(out).map_err(|e| {
-            format!(
-                "{}: cannot create: {}",
-                out.display(),
-                crate::io_message(&e)
-            )
-        })?),
-        None => {
-            crate::pipe::widen(io::stdout());
-            Box::new(io::stdout().lock())
-        }
-    };
-    let mut writer = BufWriter::with_capacity(PIECE, sink);
-    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
-    let in_name = input.display().to_string();
-    let result = match (file, meta) {
-        (Some(file), Some(meta)) if meta.is_file() && meta.len() >= MMAP_MIN => match map(&file) {
-            Ok(map) => repair_slice(&map, PIECE, &mut writer).map_err(Failure::Write),
-            Err(_) => repair_stream(file, &mut writer),
-        },
         (Some(file), _) => {
             crate::pipe::widen(&file);
             repair_stream(file, &mut writer)
@@ -111,19 +109,26 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
             repair_stream(io::stdin().lock(), &mut writer)
         }
     };
-    let flushed = writer.flush();
-    match (result, flushed) {
-        (Ok(changed), Ok(())) => Ok(changed),
-        (Err(Failure::Read(e)), _) => Err(RepairError::Message(format!(
+    // Only a whole result replaces OUT: after any failure the temporary
+    // file is removed as `writer` drops.
+    let finished = match result {
+        Ok(changed) => writer.finish().map(|()| changed).map_err(Failure::Write),
+        Err(failure) => Err(failure),
+    };
+    match finished {
+        Ok(changed) => Ok(changed),
+        Err(Failure::Read(e)) => Err(RepairError::Message(format!(
             "{in_name}: read error: {}",
             crate::io_message(&e)
         ))),
-        (Err(Failure::Write(e)), _) | (Ok(_), Err(e))
-            if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe =>
-        {
+        Err(Failure::Changed) => Err(RepairError::Message(format!(
+            "{in_name}: {}",
+            crate::check::CHANGED
+        ))),
+        Err(Failure::Write(e)) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Err(RepairError::Closed)
         }
-        (Err(Failure::Write(e)), _) | (Ok(_), Err(e)) => Err(RepairError::Message(format!(
+        Err(Failure::Write(e)) => Err(RepairError::Message(format!(
             "{out_name}: write error: {}",
             crate::io_message(&e)
         ))),
@@ -133,26 +138,8 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
 enum Failure {
     Read(io::Error),
     Write(io::Error),
-}
-
-/// `a` and `b` are the metadata of the same file (on Unix: its device and
-/// inode; elsewhere never known, so `false`).
-#[cfg(unix)]
-pub fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-pub fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
-    false
-}
-
-fn map(file: &File) -> io::Result<memmap2::Mmap> {
-    // SAFETY: read-only use of the mapping, as in `check::map`, whose
-    // comment explains the one condition (nobody changes the file while it
-    // is mapped) that no tool can enforce, and what happens if it breaks.
-    unsafe { memmap2::Mmap::map(file) }
+    /// The mapped input was truncated while it was read.
+    Changed,
 }
 
 /// Where `buf` can be cut, when what follows it is not known yet, so that
