@@ -348,20 +348,15 @@ impl Kernel {
         if self == Kernel::Scalar {
             // Available everywhere: no test of the CPU. Inputs shorter than
             // `SHORT_DFA` here, inlined into the caller: the tests of
-            // `small`, then the shift DFA over all their bytes (through the
-            // call below, before it was compiled for BMI2, text strings of
-            // 4 and 8 bytes measured 1.15x and 1.5x std; this, 1.8x and
-            // 2.0x or more: Zen 5,
-            // `scalar-vs-std/text/<n>` in the paired benchmark). The
-            // others: a tail call to the kernel's own function (inlined
-            // here, it made every call pay that function's prologue, which
-            // the vector kernels' calls need), tested first. Three and four
-            // bytes take the DFA's steps unrolled, after one test of ASCII
-            // on the bytes at hand; against the loop after `is_short_ascii`
-            // (Intel Xeon, `scalar-vs-std/<class>/<n>` in turns, medians):
-            // text/4 from 1.42x std to 2.18x, ascii/4 2.66x to 3.55x,
-            // ascii/16 2.96x to 3.56x, text/8 1.89x to 2.05x; text/2 went
-            // from 1.81x to 1.66x and ascii/2 from 2.73x to 2.47x.
+            // `small`, then the shift DFA over all their bytes, where a
+            // call of the kernel's function was much slower (docs/TUNING.md,
+            // "Kernel::Scalar's short path"). The others: a tail call to
+            // the kernel's own function (inlined here, it made every call
+            // pay that function's prologue, which the vector kernels' calls
+            // need), tested first. Three and four bytes take the DFA's
+            // steps unrolled, after one test of ASCII on the bytes at hand,
+            // where the loop after `is_short_ascii` was slower
+            // (docs/TUNING.md, "Unrolled DFA for three and four bytes").
             if bytes.len() >= small::SHORT_DFA {
                 return kernel::scalar::validate_out_of_line(bytes);
             }

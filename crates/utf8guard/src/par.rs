@@ -26,13 +26,9 @@ use rayon::prelude::*;
 use crate::error::Utf8Error;
 
 /// Inputs shorter than this are validated on the calling thread: below it,
-/// handing work to the pool costs more than it saves.
-///
-/// Measured with the `par-threshold` group of the `ingest` benchmark (AVX2
-/// kernel, a pool of 2 threads): split validation overtakes the sequential
-/// kernel between 512 KiB and 2 MiB, where the sequential kernel takes tens
-/// of microseconds and waking the pool's threads costs several; 1 MiB sits
-/// in that range.
+/// handing work to the pool costs more than it saves: around this length
+/// the sequential kernel takes tens of microseconds, and waking the pool's
+/// threads costs several (docs/TUNING.md, "Parallel threshold").
 pub const THRESHOLD: usize = 1 << 20;
 
 /// The smallest chunk handed to the pool.
@@ -210,12 +206,11 @@ impl Plan {
 /// `kernel::lookup::far_input`), the chunks are checked as a single call
 /// on the whole input would check them, whatever their length: their bytes
 /// come from beyond the caches as much as the input's. On CPUs without
-/// prefetch hints that is with the AVX-512 kernel's shifted look-behind:
-/// with chunks of 4 and 8 MiB checked with the loads, inputs of 32 and
-/// 64 MiB ran at 19.9 and 23.7 GB/s in parallel, where one core alone ran
-/// at 33.1 and 30.0 (AMD EPYC Zen 5, 2 threads, lipsum text, best of eight
-/// calls). On the others it is with the prefetch hints of a long input
-/// (see `far_input`).
+/// prefetch hints that is with the AVX-512 kernel's shifted look-behind;
+/// on the others with the prefetch hints of a long input (see
+/// `far_input`). Checked as inputs of their own length, the chunks ran
+/// slower in parallel than one core alone (docs/TUNING.md, "Chunks of a
+/// long input in par").
 fn check_chunk(chunk: &[u8], far: bool) -> Result<(), Utf8Error> {
     #[cfg(target_arch = "x86_64")]
     if far {

@@ -22,16 +22,14 @@
 /// Inputs of up to this many bytes try the all-ASCII test first, and the
 /// kernels leave them that test: the AVX-512 kernel checks a whole input
 /// of up to 64 bytes with no ASCII shortcut, and the others scan for ASCII
-/// only above this length. Testing inline up to 32 bytes only, and in the
-/// kernels above that, made text strings of 64 bytes 1.1x faster with
-/// AVX-512 and ASCII strings of 64 bytes about 1.8x slower, at every level
-/// (Zen 5, `strings/<class>/64` in the paired benchmark).
+/// only above this length. Testing inline up to 32 bytes only gained a
+/// little on text strings of 64 bytes and lost more on ASCII ones
+/// (docs/TUNING.md, "Inline ASCII test up to 64 bytes").
 pub(crate) const SHORT: usize = 64;
 /// Non-ASCII inputs shorter than this run the shift DFA instead of a kernel.
 /// From 16 bytes on, a vector kernel checks the input in place with one or
-/// two 16-byte vectors, which measured faster than the DFA's byte-serial
-/// chain from 24 bytes on and as fast at 16 (criterion `short-text` group,
-/// AVX2).
+/// two 16-byte vectors, no slower than the DFA's byte-serial chain there
+/// (docs/TUNING.md, "Shift DFA below 16 bytes").
 pub(crate) const SHORT_DFA: usize = 16;
 
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
@@ -73,9 +71,9 @@ pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
 
 /// `true` when `bytes`, of 16 to [`SHORT`] bytes, is all ASCII: the first
 /// and the last 16 bytes, and from 33 bytes on the first and the last 32,
-/// in 16-byte vectors (SSE2, which every x86_64 CPU has). On the ASCII
-/// strings of 16 to 64 bytes these took 0.75-0.85x the time of the 64-bit
-/// words below (Zen 5, `strings/ascii/<n>` in the paired benchmark).
+/// in 16-byte vectors (SSE2, which every x86_64 CPU has): faster than the
+/// 64-bit words below (docs/TUNING.md, "SSE2 ASCII test of 16 to 64
+/// bytes").
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn long_is_ascii(bytes: &[u8]) -> bool {
@@ -213,11 +211,10 @@ pub(crate) fn shift_dfa_is_valid(bytes: &[u8]) -> bool {
 
 /// `true` when `bytes`, shorter than [`SHORT_DFA`], is well-formed UTF-8.
 /// One or two bytes are one test (ASCII, or one 2-byte character), where the
-/// shift DFA's dependent steps measured slower than std (Zen 5,
-/// `strings/text/2` and `scalar-vs-std/ascii/1` in the paired benchmark);
-/// other lengths run the DFA, with its steps unrolled for three and four
-/// bytes ([`shift_dfa_accepts`]: text strings of 4 and 8 bytes 4-6% faster
-/// than with the loop, Intel Xeon, `strings/text/<n>`).
+/// shift DFA's dependent steps were slower than std (docs/TUNING.md, "One
+/// and two bytes"); other lengths run the DFA, with its steps unrolled for
+/// three and four bytes ([`shift_dfa_accepts`]; docs/TUNING.md, "Unrolled
+/// DFA for three and four bytes").
 #[inline(always)]
 pub(crate) fn short_is_valid(bytes: &[u8]) -> bool {
     match *bytes {
@@ -238,7 +235,7 @@ pub(crate) fn shift_dfa_accepts<const N: usize>(bytes: [u8; N]) -> bool {
 /// `true` when `bytes`, of at most 2 bytes and not all ASCII, is
 /// well-formed UTF-8: one 2-byte character. Inlined into the public
 /// functions, where a call to the shift DFA cost more than std's whole
-/// check on 2-byte strings (`strings/text/2` in the paired benchmark).
+/// check on 2-byte strings (docs/TUNING.md, "One and two bytes").
 #[inline(always)]
 pub(crate) fn non_ascii_pair_is_valid(bytes: &[u8]) -> bool {
     // `b as i8 < -0x40`: `b` is `80..BF`.
@@ -248,8 +245,8 @@ pub(crate) fn non_ascii_pair_is_valid(bytes: &[u8]) -> bool {
 /// [`short_is_valid`] out of line, for the public functions, which are
 /// inlined into every caller: their code there stays the tests of ASCII and
 /// of one 2-byte character, and one call (with the shift DFA inlined as
-/// well, `strings/<class>/<n>` in the paired benchmark measured every short
-/// class slower, Zen 5).
+/// well, every short class was slower; docs/TUNING.md, "One and two
+/// bytes").
 #[inline(never)]
 pub(crate) fn short_is_valid_out_of_line(bytes: &[u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -272,10 +269,8 @@ pub(crate) fn has_bmi2() -> bool {
 }
 
 /// [`short_is_valid`] compiled for BMI2: the shift DFA's steps are one
-/// `shrx` each, where `shr` by `cl` needs the state copied to `cl` first.
-/// Text strings of 8 bytes, dispatched to the AVX-512 kernel, went from
-/// 1.3x std to 1.9-2.1x (2.3 to 2.9-3.1 GB/s; Zen 5, `strings/text/8` in
-/// the paired benchmark).
+/// `shrx` each, where `shr` by `cl` needs the state copied to `cl` first
+/// (docs/TUNING.md, "Shift DFA compiled for BMI2").
 ///
 /// # Safety
 /// The CPU must have BMI2.

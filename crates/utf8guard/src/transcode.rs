@@ -189,9 +189,8 @@ impl Sink for SliceSink<'_> {
 /// keep), cut off when the sink is dropped: each step of the conversion
 /// phase asks for room for the whole window it may convert, and
 /// zeroing that room at every step (as `Vec::resize` does) cost more than
-/// the conversion where steps are short: 69% of the time of ASCII text
-/// with an emoji every 200 bytes into CESU-8 (0.53 GB/s; Zen 5, 4 MiB of
-/// such text through `transcode`).
+/// the conversion where steps are short (docs/TUNING.md, "Output room
+/// zeroed once").
 #[cfg(feature = "alloc")]
 struct VecSink<'a> {
     vec: &'a mut Vec<u8>,
@@ -261,11 +260,10 @@ const COPY_PIECE: usize = 16 * 1024;
 /// next, up to [`COPY_PIECE`]. In text that changes often, the copy phase
 /// starts some way before the next change (the conversion phase hands
 /// back after [`fast::PATCH_CLEAN_RUN`] unchanged bytes): with a whole
-/// [`COPY_PIECE`] each time, ASCII text with an emoji every 200 bytes went
-/// into CESU-8 at 0.36 GB/s, 16 KiB validated for every 200 bytes copied
-/// (Zen 5, 4 MiB of such text through `transcode`). Starting every copy
-/// phase at this size made text that needs no change 4-5% slower
-/// (`transcode/unchanged` in the paired benchmark).
+/// [`COPY_PIECE`] each time, 16 KiB were validated for every 200 bytes
+/// copied in text with an emoji every 200 bytes. Starting every copy phase
+/// at this size slowed text that needs no change (docs/TUNING.md, "First
+/// piece of a copy phase").
 const COPY_FIRST_PIECE: usize = 256;
 
 /// The length of the longest prefix of `bytes` that is valid strict UTF-8
@@ -283,9 +281,9 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     let mut at = 0;
     // Into or out of CESU-8 or modified UTF-8: the vector kernel's check of
     // exactly such text, in one pass, where validating and then scanning
-    // for the bytes outside the range made two (UTF-8 text that goes into
-    // CESU-8 unchanged ran at 0.9x `validate` and a copy). From where it
-    // flags something (a change, or an error), the two passes say where.
+    // for the bytes outside the range made two (docs/TUNING.md, "CESU-8's
+    // screen for unchanged text"). From where it flags something (a change,
+    // or an error), the two passes say where.
     if hi == 0xEF && lo <= 1 {
         let no_nul = lo == 1;
         if let Some(check) = kernel::bmp_utf8_fn(crate::dispatch::active(), no_nul) {
@@ -383,9 +381,9 @@ fn first_outside_avx2(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
 /// addresses that are multiples of 64 (after a first one that ends at
 /// one): a vector load that spans two cache lines costs two. With the
 /// loop over the blocks inside the function compiled for the vectors, not
-/// a call per block, and aligned blocks, the scan no longer took a fifth
-/// of the time of UTF-8 text copied into CESU-8 unchanged (Zen 5,
-/// `transcode/unchanged/utf8-to-cesu8/<script>` in the paired benchmark).
+/// a call per block, and aligned blocks, the scan no longer takes a large
+/// share of the time of UTF-8 text copied into CESU-8 unchanged
+/// (docs/TUNING.md, "Scan of aligned 512-byte blocks").
 #[inline(always)]
 fn scan_blocks(bytes: &[u8], range: (u8, u8)) -> Option<usize> {
     // With the range's least byte a constant where it is `00` (the usual

@@ -141,8 +141,11 @@ impl SimdU8 for V256 {
 
 strict_entry_points!(V256, "avx2", "AVX2");
 
-/// The same with the shuffle strategy for the look-behind bytes, kept to
-/// measure against the load strategy.
+/// The same with the shuffle strategy for the look-behind bytes. Nothing in
+/// the library runs it (the AVX2 kernel's entry points load the
+/// look-behind past the first block): the benchmarks and the differential
+/// tests call it, through `__bench::avx2_shuffled`, to compare the two
+/// strategies.
 ///
 /// # Safety
 /// The CPU must support AVX2.

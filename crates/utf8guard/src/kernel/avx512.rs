@@ -233,9 +233,8 @@ strict_entry_points!(
 );
 
 /// The entry points with `vpermb` for the nibble lookups: three `and`s
-/// fewer per vector. On the lipsum files in cache, non-ASCII text was
-/// checked 1.14-1.24x faster than with `vpshufb` (Zen 5, `lipsum/<file>`
-/// in the paired benchmark).
+/// fewer per vector, which makes non-ASCII text faster (docs/TUNING.md,
+/// "vpermb for strict UTF-8").
 pub(crate) mod vbmi {
     use super::{dialects, lookup, Spec, V512};
 
@@ -271,10 +270,9 @@ pub(crate) mod vbmi {
     /// UTF-8 input ([`Spec::UTF8_FIRST`]): [`validate`] first, then, from
     /// the character where it found an error, the dialect's own check
     /// with `vpshufb` ([`super::validate_dialect`]). On text that is
-    /// well-formed UTF-8 this runs at strict UTF-8's speed; the dialect's
-    /// check, with its screen, measured 0.75-0.79x that (WTF-8 and RFC
-    /// 2279 on the lipsum files, Zen 5, `dialects/<file>/avx512` in the
-    /// paired benchmark).
+    /// well-formed UTF-8 this runs at strict UTF-8's speed, faster than the
+    /// dialect's check with its screen (docs/TUNING.md, "Strict UTF-8
+    /// first").
     ///
     /// # Safety
     /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
@@ -293,7 +291,7 @@ pub(crate) mod vbmi {
     /// from the sequence where it flagged something, `D`'s screened check
     /// ([`validate_dialect`]), both with `vpermb` (see
     /// [`dialects::dialect_first`], and [`Spec::SCREEN_FIRST`] for
-    /// what it measured).
+    /// why).
     ///
     /// # Safety
     /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
@@ -306,8 +304,12 @@ pub(crate) mod vbmi {
     }
 }
 
-/// The same with the shuffle strategy for the look-behind bytes, kept to
-/// measure against the load strategy.
+/// The same with the shuffle strategy for the look-behind bytes: what
+/// `dispatch::run_far` runs, on a CPU that takes no prefetch hints and has
+/// no AVX-512VBMI (with VBMI, `vbmi::validate_far`), on `par`'s chunks of
+/// an input of 16 MiB or more and on a `StreamValidator`'s pieces of a
+/// long stretch of memory (see `lookup::SHUFFLES_FROM`). The benchmarks
+/// time it too (`__bench::avx512_shuffled`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512BW.

@@ -161,13 +161,9 @@ pub(crate) trait Spec {
     /// A block the kernel flags may be well formed: the automaton decides.
     const DFA_DECIDES: bool = false;
     /// On a CPU with AVX-512VBMI, the AVX-512 kernel checks this dialect
-    /// with `vpermb` for the nibble lookups (`avx512::vbmi`). Against
-    /// strict UTF-8 with `vpermb` on the same lipsum text, CESU-8, modified
-    /// UTF-8, Unicode 3.1 and Corrected UTF-8 went from 0.73-0.93x its
-    /// throughput with `vpshufb` to 0.78-1.21x with `vpermb`; WTF-8 and RFC
-    /// 2279 went from 0.81-0.86x to 0.72-0.79x, and keep `vpshufb` (Zen 5,
-    /// `dialects/<file>/avx512` in the paired benchmark). Read on x86_64
-    /// only.
+    /// with `vpermb` for the nibble lookups (`avx512::vbmi`): faster for
+    /// most dialects, slower for WTF-8 and RFC 2279, which keep `vpshufb`
+    /// (docs/TUNING.md, "vpermb for the dialects"). Read on x86_64 only.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const VPERMB: bool = true;
     /// Every well-formed UTF-8 input is well formed in this dialect, cut
@@ -179,28 +175,17 @@ pub(crate) trait Spec {
     /// strict UTF-8's check is the one with `vpermb`, and the dialect's own
     /// the one with `vpshufb`: for the dialects whose checks measured
     /// slower with `vpermb` ([`super::avx512::vbmi::validate_dialect_utf8_first`]).
-    /// Against strict UTF-8 on the lipsum files (Zen 5, paired), WTF-8
-    /// went from 0.84-0.99x to 0.93-1.02x with AVX2 and from 0.92-0.99x to
-    /// 0.92-1.04x with SSE4.2, RFC 2279 from 0.80-0.85x to 0.94-1.07x and
-    /// 0.87-0.94x to 0.91-1.03x.
+    /// On text that is well-formed UTF-8 this runs at about strict UTF-8's
+    /// speed (docs/TUNING.md, "Strict UTF-8 first").
     const UTF8_FIRST: bool = false;
     /// The vector kernels run this dialect's screen over the whole input
     /// first, as a dialect of its own (without the screened loop's
     /// bookkeeping), and the dialect's screened check only from the
     /// sequence where the screen flagged something ([`dialect_first`]).
     /// For a dialect with a screen ([`Self::SCREENED`]) that passes the text
-    /// it mostly meets. On the lipsum files (Zen 5, `dialects/<file>/<kernel>`
-    /// in the paired benchmark), against strict UTF-8 on the same kernel:
-    /// Corrected UTF-8 went from 0.74-0.88x to 0.90-1.00x with AVX2 and
-    /// from 0.85-0.90x to 0.91-1.06x with SSE4.2, CESU-8 from 0.87-1.04x to
-    /// 1.04-1.23x and 0.97-1.01x to 1.08-1.18x (on the Emoji file, whose
-    /// surrogate pairs the screen flags at once, about the same either
-    /// way); and with AVX-512VBMI, Corrected UTF-8 from 0.85-0.94x to
-    /// 0.95-1.06x and CESU-8 from 0.98-1.09x to 1.09-1.22x. Modified UTF-8,
-    /// which once measured 2-5% slower this way on AVX-512, went from
-    /// 0.81-1.16x to 1.05-1.15x there, from 0.96-1.02x to 1.12-1.20x with
-    /// AVX2 and from 1.06-1.09x to 1.11-1.15x with SSE4.2 (three runs of
-    /// each build in turns).
+    /// it mostly meets: the screen alone is cheaper than the screened
+    /// loop's bookkeeping (docs/TUNING.md, "Screen first"). On text whose
+    /// every block the screen flags (CESU-8 with emoji) it gains nothing.
     const SCREEN_FIRST: bool = false;
 }
 

@@ -54,16 +54,20 @@
 //! also needs a lane-crossing permute), or by three more unaligned loads at
 //! offsets -1, -2 and -3. Loads use the load ports instead of the shuffle
 //! ports that the lookups already saturate; the `LOADS` parameter picks the
-//! strategy so both can be measured.
+//! strategy. The x86 kernels' blocks load, NEON's and simd128's shuffle;
+//! the AVX-512 kernel shuffles on long inputs where the CPU takes no
+//! prefetch hints ([`SHUFFLES_FROM`]) and in its straight check of
+//! strings; the first block always shuffles (below).
 //!
 //! # Where the error is
 //!
 //! The kernels stop at the first block that holds an error and report its
 //! offset. Everything before that block was checked, so it is well formed
 //! apart from, possibly, a character that the block goes on to finish (or
-//! break). `super::locate` runs the scalar DFA from the start of that
-//! character, at most three bytes back, to find the exact `valid_up_to`
-//! and `error_len`: the prefix is never scanned twice.
+//! break). `super::locate` backs up to the start of that character, at
+//! most three bytes back, and decodes from there with strict UTF-8's
+//! `check_character` (not the DFA) to find the exact `valid_up_to` and
+//! `error_len`: the prefix is never scanned twice.
 //!
 //! # No read past the slice
 //!
@@ -209,7 +213,8 @@ impl<V: SimdU8> Tables<V> {
                 // subtracts it in the lanes of a mask: knowing it is one,
                 // LLVM turns AVX-512's one masked subtraction into a
                 // vector made from the mask and an addition (two
-                // instructions, measured 4% slower on Zen 5).
+                // instructions, slower; see docs/TUNING.md, "CESU-8: the
+                // constant one hidden").
                 one: if D::PAIRS == Pairs::Required {
                     core::hint::black_box(V::splat(1))
                 } else {
@@ -517,9 +522,9 @@ unsafe fn check_screened<V: SimdU8, const LOADS: bool, D: Spec>(
         // Without the test for a step of ASCII (which the checks of text
         // get right too, only slower than the test does): in CESU-8 text
         // of emoji, whose surrogate pairs the screen flags in every block,
-        // the runs of these steps are long, and this measured 1% (SSE4.2)
-        // to 13% (AVX-512) faster there (Zen 5). The other dialects seldom
-        // have such runs.
+        // the runs of these steps are long, and the test seldom pays there
+        // (docs/TUNING.md, "CESU-8: exact steps as text"). The other
+        // dialects seldom have such runs.
         // SAFETY: the caller's contract.
         return unsafe { check_text::<V, LOADS, D>(ptr, first, second, &c.t, carry) };
     }
@@ -544,14 +549,10 @@ unsafe fn unfinished_for_screen<V: SimdU8, D: Spec>(ptr: *const u8) -> bool {
     let before = unsafe { core::slice::from_raw_parts(ptr.wrapping_sub(pad), pad) };
     // The test for a lead surrogate inlined with 32- and 64-byte vectors
     // and with WebAssembly's, a call with the other 16-byte ones. In CESU-8
-    // text of emoji this runs at every block of the dialect's own checks:
-    // inlined, AVX-512 went from 0.77x strict UTF-8's throughput to 0.82-
-    // 0.85x, AVX2 stayed at 0.88x, and SSE4.2 went from 0.89x to 0.83x
-    // (Zen 5, `dialects/Emoji/<kernel>` in the paired benchmark; a call to
-    // the same test or, as it was, to the loop of `(2..=4).any(..)`, which
-    // the compiler left out of line, measured the same); simd128 went from
-    // 0.71x to 0.75x (Node.js on Zen 5, the portable benchmark). NEON's,
-    // not measured, keep the call.
+    // text of emoji this runs at every block of the dialect's own checks,
+    // and inlining it helped where the vectors are wide and slowed SSE4.2
+    // (docs/TUNING.md, "CESU-8: lead-surrogate test inlined"). NEON's, not
+    // measured, keep the call.
     let pair = D::PAIRS == Pairs::Required
         && if V::LANES >= 32 || cfg!(target_arch = "wasm32") {
             lead_in_last_four(before)
@@ -713,12 +714,10 @@ unsafe fn check_at<V: SimdU8, const LOADS: bool, D: Spec>(
     if LOADS && D::PAIRS == Pairs::Required && V::LANES == 64 && k > 0 {
         // CESU-8's fifth load, 4 bytes back, made from the vector before
         // (one shift of whole 32-bit lanes with AVX-512) where the step has
-        // it in a register: on the Emoji lipsum file in CESU-8, whose pairs
-        // keep the kernel on its dialect's own tables, the AVX-512 kernel
-        // went from 0.76-0.77x to 0.81x strict UTF-8's throughput (Zen 5,
-        // `dialects/Emoji/avx512` in the paired benchmark, three runs of
-        // each build in turns). With AVX2 the shift crosses 128-bit lanes
-        // (two instructions), and it measured 0.78x against 0.88x loaded.
+        // it in a register: one load fewer on text whose pairs keep the
+        // kernel on its dialect's own tables. With AVX2 the shift crosses
+        // 128-bit lanes (two instructions) and the load stays faster
+        // (docs/TUNING.md, "CESU-8: fifth look-behind by a shift").
         behind.p4 = input.prev::<4>(*before);
     }
     *before = input;
@@ -786,12 +785,8 @@ unsafe fn first_flagged<V: SimdU8, const LOADS: bool, D: Spec>(
 /// lines, on x86_64 CPUs where [`hints_help`] says the hints pay, for inputs
 /// shorter than [`REMOTE_FROM`]: into the first-level cache. The hardware
 /// prefetchers alone leave a kernel that does more than read well below the
-/// speed of a loop that only reads, on inputs that come from memory: on
-/// 256 MiB of text (Sapphire Rapids, `beyond-cache/1-core` in the paired
-/// benchmark) the AVX-512 kernel went from 0.80x to 0.95-1.00x the speed of
-/// a loop of 8-byte reads without hints with these, the AVX2 kernel from
-/// 0.61x to 0.87-0.90x.
-/// 2048 bytes measured better than 1024 and about as well as 4096.
+/// speed of a loop that only reads, on inputs that come from memory. See
+/// docs/TUNING.md, "Prefetch distance", for the distances tried.
 // Only x86_64 has the hints ([`prefetch`]).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const PREFETCH_DISTANCE: usize = 2048;
@@ -805,42 +800,28 @@ const REMOTE_FROM: usize = SHUFFLES_FROM;
 /// How far ahead the lines of an input of [`REMOTE_FROM`] bytes or more are
 /// asked for, into the second-level cache (`prefetcht1`), where the
 /// first-level hints [`PREFETCH_DISTANCE`] ahead left the kernels well below
-/// the speed of a loop that reads with the same hints. On 256 MiB beyond
-/// the caches (Sapphire Rapids, `beyond-cache/<input>` in the paired
-/// benchmark, two runs of each build in turns), text with AVX-512 went from
-/// 11.0-11.1 GB/s to 12.3-12.4, and with two cores (`par::validate`) from
-/// 20.0-20.4 to 23.3-24.9; at the AVX2 level from 9.3-9.7 to 10.6-10.7, and
-/// 17.5-18.0 to 20.6-20.7 with two cores; ASCII with AVX-512 from 13.7-13.9
-/// to 14.6-15.3. 4 KiB and 16 KiB ahead measured the same as 8 (into the
-/// second-level cache 2 KiB ahead: 10.0 at the AVX2 level; into the first
-/// 1.5 to 4 KiB ahead: 8.8-9.5). With these hints on inputs in the caches
-/// the kernels lost up to a tenth (the lipsum text, 64-105 KB: AVX-512 from
-/// 26-29 GB/s to 24-27, with both kinds of hint too), and inputs of 1 to
-/// 16 MiB measured no faster with them: hence only from [`REMOTE_FROM`] on.
+/// the speed of a loop that reads with the same hints. On inputs in the
+/// caches these hints cost speed, and shorter inputs gained nothing from
+/// them: hence only from [`REMOTE_FROM`] on (docs/TUNING.md, "Far inputs:
+/// second-level hints").
 // Only x86_64 has the hints ([`prefetch`]).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const REMOTE_DISTANCE: usize = 8192;
 
 /// Inputs from this long on are prefetched in runs of ASCII. Shorter ones
-/// are likely in the caches, where the hints cost the ASCII loop up to a
-/// tenth of its speed (lipsum/Latin, about 100 KB in L2: 186 -> 168 GB/s on
-/// Sapphire Rapids with the hints from 64 KiB on); inputs of 256 KiB to
-/// 1 MiB measured the same with and without them.
+/// are likely in the caches, where the hints slow the ASCII loop (see
+/// docs/TUNING.md, "Prefetch in runs of ASCII").
 const PREFETCH_MIN: usize = 1 << 20;
 
 /// Inputs from this long on are prefetched in the blocks that are not all
-/// ASCII. There the hints cost little in the caches (the non-ASCII lipsum
-/// files, 64-105 KB in L2: about 1% faster with them on AVX-512; on AVX2,
-/// against simdutf8, four files 2% slower and four 5% faster, on Sapphire
-/// Rapids), and the pieces of a large input given one at a time, as a
+/// ASCII. There the hints cost little in the caches, and the pieces of a
+/// large input given one at a time, as a
 /// [`StreamValidator`](crate::StreamValidator) is, get them too. Such a
 /// piece of 64 KiB mostly starts with the last bytes of a character begun
 /// in the piece before, which the stream checks with that character, so the
 /// kernel sees the piece less those bytes: hence a block less than 64 KiB.
-/// 64 MiB of text in 64 KiB pieces ran at 0.73-0.77x the speed of one call
-/// with the hints from 64 KiB on, and at 0.93x with them from here on.
-/// From 32 KiB on, text of 32 to 48 KiB in the caches ran about 5% slower,
-/// so pieces of 8 to 32 KiB are left without (about 0.65-0.7x one call).
+/// Starting lower slowed text in the caches (docs/TUNING.md, "Prefetch in
+/// text").
 const PREFETCH_TEXT_MIN: usize = (64 << 10) - BLOCK;
 
 /// Whether the main loop's prefetch hints are sent: [`HINTS_UNKNOWN`] until
@@ -851,14 +832,11 @@ const HINTS_ON: u8 = 1;
 const HINTS_OFF: u8 = 2;
 
 /// `true` when the main loop should send prefetch hints on this CPU: on
-/// x86_64, unless it is an AMD (or Hygon) one. On AMD EPYC (Zen 5) the
-/// hints slowed the kernels on 256 MiB beyond the caches, where the
-/// hardware prefetchers alone keep up: AVX-512 from 21.0 GB/s without them
-/// to 17.2 with them 2 KiB ahead (the read-only loop at 23.0), AVX2 from
-/// 19.8 to 17.7 (30 rounds in turns; 128 to 512 bytes ahead measured
-/// between the two). On Intel (Sapphire Rapids) they are what brings the
-/// kernels to the speed of reading ([`PREFETCH_DISTANCE`]). Asked once,
-/// for the first input long enough to be prefetched; one load after that.
+/// x86_64, unless it is an AMD (or Hygon) one. There the hardware
+/// prefetchers alone keep up with memory and the hints slowed the kernels;
+/// on Intel they are what brings the kernels to the speed of reading
+/// (docs/TUNING.md, "No prefetch hints on AMD"). Asked once, for the first
+/// input long enough to be prefetched; one load after that.
 #[inline(always)]
 pub(crate) fn hints_help() -> bool {
     match HINTS.load(Ordering::Relaxed) {
@@ -911,14 +889,10 @@ pub(crate) fn force_hints(on: Option<bool>) {
 /// Inputs from this long on take their look-behind bytes by shuffles of
 /// the vectors before, not by loads, with 64-byte vectors on CPUs without
 /// prefetch hints ([`hints_help`]). Each of the loads at offsets -1 to -3
-/// spans two cache lines; when the lines come from memory, that took the
-/// AVX-512 kernel down to 13 GB/s on lipsum text of 64 and 256 MiB, where
-/// it runs at 30-33 GB/s with the shuffles, and a loop that only reads at
-/// 33-36 (AMD EPYC Zen 5, one core; `beyond-cache/1-core` in the paired
-/// benchmark went from 0.47-0.52x to 0.99-1.00x that loop, from 0.56x to
-/// 1.09x simdutf). In the caches the loads are the faster way: 64 against
-/// 48 GB/s up to 12 MiB of text; at 16 MiB 46 against 48, at 24 MiB 30
-/// against 44 (the third-level cache is 32 MiB).
+/// spans two cache lines, which costs far more when the lines come from
+/// memory; in the caches the loads are the faster way, and the two cross
+/// near this length (docs/TUNING.md, "Shuffled look-behind for long
+/// inputs").
 const SHUFFLES_FROM: usize = 16 << 20;
 
 /// [`SHUFFLES_FROM`], or what the tests set ([`force_shuffles_from`]).
@@ -936,13 +910,8 @@ fn shuffles_from() -> usize {
 /// the look-behind shifted in, from [`SHUFFLES_FROM`] on; on one with them,
 /// with the hints of a long input ([`validate_located`]'s `far`), which
 /// from the same length on a single call sends ([`REMOTE_FROM`]) and the
-/// chunks, shorter, did not: on 64 MiB of text from beyond the caches
-/// (chunks of 8 MiB) `par::validate` went from 19.3 to 22.1 GB/s with
-/// AVX-512 and from 17.3 to 18.8 at the AVX2 level, where one call ran at
-/// 12.0 and 10.1-10.5 (Sapphire Rapids, two threads, `par-64MiB` in the
-/// paired benchmark, builds in turns, medians of six to eight runs); and
-/// 256 MiB cut into chunks of 8 MiB ran at 18.5 GB/s without these hints,
-/// against 22.2 in the chunks of 32 MiB that get them anyway.
+/// chunks, shorter, did not (docs/TUNING.md, "Chunks of a long input in
+/// par").
 #[cfg(all(target_arch = "x86_64", feature = "rayon"))]
 pub(crate) fn far_input(len: usize) -> bool {
     len >= shuffles_from()
@@ -952,11 +921,9 @@ pub(crate) fn far_input(len: usize) -> bool {
 /// bytes so far are to be checked with the look-behind shifted in: from an
 /// eighth of [`SHUFFLES_FROM`] (2 MiB, past the second-level cache) on.
 /// Lower than for a single call, because guessing wrong costs more one way
-/// than the other: pieces of a buffer in the third-level cache ran 11-13%
-/// slower with the shifts (4 and 8 MiB: 66 -> 58 and 40 -> 35 GB/s), pieces
-/// of one beyond the caches 2x slower with the loads (16 against 32 GB/s;
-/// on 64 MiB in 64 KiB pieces, the stream went from 26 to 31-32 GB/s, one
-/// call 34; AMD EPYC Zen 5).
+/// than the other: the shifts slow pieces of a buffer in the third-level
+/// cache a little, the loads slow pieces of one beyond the caches much more
+/// (docs/TUNING.md, "Streams: shuffled look-behind from 2 MiB").
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn far_stream(len: usize) -> bool {
     len >= shuffles_from() / 8 && !hints_help()
@@ -1005,15 +972,8 @@ fn prefetch(bytes: &[u8], at: usize, remote: bool) {
 /// Bytes per step in a run of ASCII. The step is tested with vectors of
 /// at most 32 bytes, eight loads, with the AVX-512 kernel too: there, four
 /// 64-byte loads a step made the loop slower wherever the bytes came from
-/// beyond the first-level cache. On 256 MiB of ASCII beyond the caches
-/// (Zen 5, `beyond-cache/1-core-ascii` in the paired benchmark) the
-/// AVX-512 kernel ran at 24.7 GB/s that way, below every peer (27.1-27.9)
-/// and the loop that only reads the buffer (28.3), and at 27.6 GB/s with
-/// 32-byte loads; a loop of nothing but loads and ORs showed the same
-/// (19.5-22.6 GB/s with four 64-byte loads a step, 24.0-25.2 with eight
-/// 32-byte ones), and with 24 MiB, in the third-level cache, 31.5 against
-/// 38.7 GB/s. In the caches its speed against the peers' stayed the same
-/// (lipsum/Latin, about 100 KB: 1.09x simdutf8's `compat`).
+/// beyond the first-level cache, while in the caches the 32-byte loads
+/// cost nothing (docs/TUNING.md, "ASCII steps of 32-byte loads").
 const ASCII_STEP: usize = 4 * BLOCK;
 
 /// `true` when the `N` bytes at `ptr` (a multiple of the vector width) are
@@ -1074,12 +1034,10 @@ const HALF_WIDTH_MAX: usize = 256;
 /// ([`is_valid_straight`]): 1 KiB with 64-byte vectors, whose look-behind
 /// is shifted in, and with 32-byte ones, which load it; [`HALF_WIDTH_MAX`]
 /// with the 16-byte ones of SSE4.2, 1 KiB with those of WebAssembly
-/// ([`SimdU8::SHUFFLED_STRAIGHT`]). With AVX-512, text strings of 512 B and 1 KiB went
-/// from 1.13x and 1.20x the best peer to 1.33x and 1.29x (Sapphire Rapids,
-/// `strings/text/<n>` in the paired benchmark); with AVX2, from 0.99x and
-/// 1.05x to 1.23x and 1.29x (AMD EPYC Zen 5, where the blocks' loop, which
-/// tests each block for ASCII and for errors, was behind simdutf8 on
-/// them; on Sapphire Rapids the AVX2 kernel measured no faster either way).
+/// ([`SimdU8::SHUFFLED_STRAIGHT`]): one test for all the vectors beats
+/// the blocks' loop, which tests each block for ASCII and for errors, on
+/// text strings up to those lengths (docs/TUNING.md, "Straight check of
+/// strings").
 const fn straight_max<V: SimdU8>() -> usize {
     if V::LANES >= 32 || V::SHUFFLED_STRAIGHT {
         ASCII_SCAN_MAX
@@ -1112,12 +1070,8 @@ unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     if len <= 2 * BLOCK {
         // Up to two blocks: the first, then the last (which overlaps it
         // unless the input is 128 bytes long), without the loop's tests of
-        // where it is. On ASCII strings of 128 bytes this measured 1.18x
-        // faster with AVX-512 (at the read-only loop's speed) and 1.25x
-        // simdutf8 basic at the AVX2 level where the loop measured
-        // 0.92-1.06x; text strings of 128 bytes, which leave at the first
-        // block either way, the same (Zen 5, `strings/<class>/128` in the
-        // paired benchmark).
+        // where it is; text strings leave at the first block either way
+        // (docs/TUNING.md, "ASCII front of up to four blocks").
         return if !ascii_block(0) {
             Some(0)
         } else if ascii_block(len - BLOCK) {
@@ -1130,14 +1084,8 @@ unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
     // overlapping the one before unless the length is a multiple of 64),
     // which a string that is all ASCII passes with two branches where the
     // loop below takes two a block; where it fails, the loop looks from
-    // the second block on. On ASCII strings of 256 bytes this went from 0.87x
-    // the speed of the loop that only reads them to 1.01x with AVX-512
-    // (0.99x simdutf8 basic to 1.18x), and from 0.91x to 1.05x at the AVX2
-    // level (1.03x to 1.21x); strings of 128 bytes and text strings as
-    // before (Sapphire Rapids, `strings/<class>/<n>` in the paired
-    // benchmark, builds with every function aligned to 64 bytes: without,
-    // where the linker put the kernel's entry moved ASCII strings of 128
-    // bytes by up to 15%).
+    // the second block on (docs/TUNING.md, "ASCII front of up to four
+    // blocks").
     let mut at = 0;
     if len <= 4 * BLOCK {
         if !ascii_block(0) {
@@ -1151,10 +1099,9 @@ unsafe fn ascii_prefix<V: SimdU8, D: Spec>(bytes: &[u8]) -> Option<usize> {
         at = BLOCK;
     }
     // Four blocks a round, each with its own exit: a string of up to 256
-    // bytes takes no branch back. A loop of one block a round (28 bytes of
-    // code, aligned to 16) ran 1.15x slower on ASCII strings of 128 and
-    // 256 bytes in the builds that placed it across a 64-byte line of
-    // code than in those that did not (Sapphire Rapids, 4096 strings).
+    // bytes takes no branch back, where a loop of one block a round
+    // slowed when its code fell across a 64-byte line (docs/TUNING.md,
+    // "ASCII front of up to four blocks").
     let whole = len - len % BLOCK;
     'rounds: loop {
         for _ in 0..4 {
@@ -1226,8 +1173,8 @@ pub(crate) unsafe fn validate<V: SimdU8, const LOADS: bool, D: Spec>(
 ///
 /// The scan loads at most 32 bytes at a time: a 64-byte load at an offset
 /// that is not a multiple of 64 spans two cache lines, which makes it
-/// slower than two 32-byte loads (measured on Zen 5: short ASCII strings of
-/// 64 B to 1 KiB, `strings/ascii/<n>` in the paired benchmark).
+/// slower than two 32-byte loads (docs/TUNING.md, "ASCII front with
+/// 32-byte loads").
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
@@ -1343,15 +1290,9 @@ pub(crate) fn takes_pair<V: SimdU8, D: Spec>(len: usize) -> bool {
 /// test for both, with no loop and no ASCII scan (inputs of up to
 /// [`crate::small::SHORT`] bytes were found not all ASCII inline). The
 /// straight check did the same work through a loop, after the range tests
-/// of longer strings. On text strings (Sapphire Rapids, `strings/text/<n>`
-/// in the paired benchmark, two builds in turns), at the AVX2 level 64
-/// bytes went from 0.83-0.85x simdutf8's speed to 0.93-0.96x (and 32
-/// bytes, which now skip those range tests on their way to
-/// [`validate_short`], from 10.2-10.4x to 10.9-11.2x); with SSE4.2
-/// (16-byte vectors: 19 to 32 bytes) 32 bytes from 5.3-5.6 GB/s to 7.1, 64
-/// from 7.6-7.9 to 8.7-9.2. ASCII strings of 128 bytes, which take one
-/// more test, went from 1.20-1.22x simdutf8 to 1.16-1.17x at the AVX2
-/// level. `false` on an error, without saying where.
+/// of longer strings (and shorter strings now skip those tests on their
+/// way to [`validate_short`]); see docs/TUNING.md, "Two vectors for 35 to
+/// 64 bytes". `false` on an error, without saying where.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set, and `bytes` must be of such
@@ -1412,10 +1353,10 @@ pub(crate) unsafe fn validate_located<V: SimdU8, const LOADS: bool, D: Spec>(
         // Short inputs, with 32-byte vectors: the 64-byte ones check the
         // first block with lane-crossing shifts, and loads of 64 bytes at
         // offsets that are not multiples of 64 span two cache lines; on
-        // strings of up to 256 bytes 32-byte vectors measured faster
-        // (`strings/<class>/<n>` in the paired benchmark, on Zen 5), when
-        // this loop was the path of valid strings too. (It is now that of
-        // strings with an error, to say where.)
+        // strings of up to 256 bytes 32-byte vectors were faster when this
+        // loop was the path of valid strings too (docs/TUNING.md, "ASCII
+        // front with 32-byte loads"). (It is now that of strings with an
+        // error, to say where.)
         // SAFETY: the caller guarantees `V`'s instruction set, which implies
         // `V::Half`'s (the contract of `SimdU8::Half`), and `start`.
         return unsafe { validate_blocks::<V::Half, LOADS, D>(bytes, start, far) };
@@ -1428,13 +1369,9 @@ pub(crate) unsafe fn validate_located<V: SimdU8, const LOADS: bool, D: Spec>(
 /// ([`has_error_in_place`] from `start`): `true` when it is valid. One
 /// test for all its vectors, where [`validate_blocks`] tests each block
 /// for ASCII and for errors, and, with AVX-512, 64-byte vectors where
-/// [`validate_blocks`] takes 32-byte ones up to 256 bytes. On text
-/// strings (Sapphire Rapids, `strings/text/<n>` in the paired benchmark)
-/// utf8guard went from 0.76x, 0.78x and 0.90x the best peer's speed (64,
-/// 128 and 256 bytes) to 0.94x, 1.07x and 1.24x with AVX-512; with AVX2,
-/// from 0.83x and 0.90x (128 and 256 bytes) to 0.90x and 1.00x. On an
-/// error it says no more than that: [`validate_blocks`] checks the input
-/// again to say where.
+/// [`validate_blocks`] takes 32-byte ones up to 256 bytes (docs/TUNING.md,
+/// "Straight check of strings"). On an error it says no more than that:
+/// [`validate_blocks`] checks the input again to say where.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set; `bytes` must be at least
@@ -1780,11 +1717,9 @@ unsafe fn has_error_in_place<V: SimdU8, D: Spec, const END: bool>(
         let input = unsafe { V::load(p) };
         // 64-byte vectors (and WebAssembly's, `SHUFFLED_STRAIGHT`) take
         // their look-behind from the vector before (lane shifts), the
-        // other narrower ones load it: on text strings of 256
-        // bytes the shifts measured 1.15x faster with AVX-512 and the loads
-        // 1.1x faster with AVX2 (Sapphire Rapids, `strings/text/256` in the
-        // paired benchmark). The last vector, which may overlap the one
-        // before, loads it.
+        // other narrower ones load it: each the faster way for its width
+        // (docs/TUNING.md, "Look-behind in the straight check"). The last
+        // vector, which may overlap the one before, loads it.
         let behind = if (V::LANES == 64 || V::SHUFFLED_STRAIGHT) && at_vector == at {
             Behind::shifted::<D>(input, prev)
         } else {

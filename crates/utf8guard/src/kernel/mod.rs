@@ -43,31 +43,24 @@ pub(crate) mod simd;
 ///
 /// With 64-byte vectors an input of up to 64 bytes is one masked load and
 /// one check, with no test for ASCII first: `validate` and `from_utf8` have
-/// tested it inline (`small::SHORT`). Text strings of 64 bytes went from
-/// 0.87x to 1.1x simdutf8's speed with it and AVX-512VBMI's lookups (the
-/// `vbmi` entry points); before, the kernel tested them for ASCII a second
-/// time and checked them in place with two 32-byte vectors (Zen 5,
-/// `strings/text/64` in the paired benchmark).
+/// tested it inline (`small::SHORT`), so a second ASCII test and two
+/// 32-byte vectors in place only cost time (docs/TUNING.md, "Inline ASCII
+/// test up to 64 bytes").
 ///
 /// An ASCII string longer than that up to 1 KiB, and a text string of 64 B
 /// to the straight check's bound that it passes, are done in the entry
 /// point, which has no stack frame; an input under 64 bytes in `validate_text`,
 /// whose frame is one `sub rsp`; the others, on to where an error is, in
-/// `validate_located`, whose frame saves registers. Measured with 4096
-/// lipsum strings of each size, timed in turns:
-/// - the whole kernel in one function sets up the frame on every call: on
-///   ASCII strings of 128 B to 1 KiB 1.1-1.4x slower (Zen 5, the paired
-///   benchmark's `strings/ascii/<n>`);
+/// `validate_located`, whose frame saves registers. Each other split was
+/// slower (docs/TUNING.md, "Entry points in three functions"):
+/// - the whole kernel in one function sets up the frame on every call;
 /// - with the blocks' loop beside the straight check and the path of short
-///   inputs in one function called from here, as it was, text strings of
-///   64 to 256 bytes took 1.05-1.1x longer, and with AVX2 and SSE4.2 those
-///   of 16 to 48 bytes too; with the straight check in that function
-///   rather than here, text strings of 64 and 128 bytes took 1.05x longer
-///   (Sapphire Rapids);
+///   inputs in one function called from here, as it was, short text
+///   strings paid that function's frame, and so they did with the
+///   straight check in that function rather than here;
 /// - a function of their own for inputs under 64 bytes, called from here,
 ///   gives this one a second callee, and LLVM then saves a register at its
-///   entry, before the ASCII front: ASCII strings of 128 bytes 1.05-1.3x
-///   slower (Sapphire Rapids).
+///   entry, before the ASCII front.
 #[cfg(target_arch = "x86_64")]
 macro_rules! strict_entry_points {
     ($v:ty, $features:literal, $cpu:literal) => {
@@ -542,10 +535,8 @@ pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
 /// sequence of up to 3 bytes, and of 4 from a 4-byte lead). Strict UTF-8's
 /// own decoding
 /// ([`check_character`], which the lossy conversion uses too), not the
-/// DFA: the DFA, generic over the dialects, took about 13 ns to report an
-/// error at the start of an input (`from_utf8` 18.6 ns against `validate`
-/// 5.7 ns on 1 MiB with an error in its first byte, Zen 5), where this
-/// takes the few steps to the error.
+/// DFA: the DFA, generic over the dialects, is slow to start, where this
+/// takes the few steps to the error (docs/TUNING.md, "Locating an error").
 fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
     use crate::ErrorKind as Kind;
     let mut i = start;

@@ -234,10 +234,8 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
 /// BMI2, compiled for it, as [`validate_long`] is: the shift DFA that
 /// checks non-ASCII inputs of 4 to 63 bytes then takes one `shrx` with
 /// the table entry as its memory operand per byte, where without BMI2
-/// each step is a load, a copy of the state to `cl` and a `shr`. Text
-/// strings of 16 and 32 bytes went from 1.37x and 3.5x std to 1.9x and
-/// 5.3x (2.8 to 4.0 GB/s and 3.3 to 5.1; Zen 5, the scalar kernel forced,
-/// `scalar-vs-std/text/<n>` in the paired benchmark).
+/// each step is a load, a copy of the state to `cl` and a `shr`
+/// (docs/TUNING.md, "Shift DFA compiled for BMI2").
 #[inline(never)]
 pub(crate) fn validate_out_of_line(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
@@ -280,11 +278,9 @@ fn is_ascii_up_to_256(bytes: &[u8]) -> bool {
 /// flags as they were when the count is zero, so it depends on the flags
 /// of the instruction before it, which may tie the two chains of a block
 /// (meant to run side by side) together; `shrx` touches no flags. Without
-/// BMI2 the speed also changed with where the loop fell in the binary:
-/// Arabic lipsum and the emoji corpus ran at 3.4-3.7 GB/s in one build and
-/// 4.7-5.4 in another, the same code. With BMI2 the non-ASCII lipsum files
-/// and corpora ran at 4.7-6.1 GB/s, against 3.6-4.9 in the slower build
-/// without (Zen 5, the scalar kernel forced, in turns with std).
+/// BMI2 the speed also changed with where the loop fell in the binary;
+/// with it, it is both steadier and faster (docs/TUNING.md, "Long loop
+/// compiled for BMI2").
 #[inline(never)]
 fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
@@ -440,28 +436,25 @@ const THREE_BYTE_TOPS: u32 = !(1 | 1 << 27);
 /// Whether the second of [`run_two_chains`]'s chains takes its bytes out
 /// of 8-byte words rather than loading each. On x86-64, where loading
 /// every byte made two loads a byte in each chain (the byte, then its
-/// table entry) and the loads set the pace: the non-ASCII lipsum files and
-/// corpora went from 4.7-6.1 GB/s to 4.9-6.8 (the emoji corpus 5.4 -> 6.7;
-/// Zen 5, the scalar kernel forced, `scalar-vs-std` in the paired
-/// benchmark). Not elsewhere: in WebAssembly under Node.js the words made
-/// text 10% slower (3.6 -> 3.2 GB/s, the portable benchmark's `wasm32`).
+/// table entry) and the loads set the pace. Not elsewhere: in WebAssembly
+/// under Node.js the words made text slower (docs/TUNING.md, "Second chain
+/// from words").
 const SECOND_CHAIN_WORDS: bool = cfg!(target_arch = "x86_64");
 
 /// Whether [`wide_run`] takes runs of 3-byte characters (CJK, Thai), two
 /// at a time from 6 bytes. Not on x86-64, where the DFA's two chains
-/// (with [`SECOND_CHAIN_WORDS`]) check them faster: the CJK corpus 4.8
-/// GB/s -> 6.9, the Chinese lipsum 4.7 -> 6.7 (Zen 5, as above). In
-/// WebAssembly under Node.js the runs are the faster (the Chinese lipsum
-/// 4.4 GB/s against 3.2).
+/// (with [`SECOND_CHAIN_WORDS`]) check them faster. In WebAssembly under
+/// Node.js the runs are the faster (docs/TUNING.md, "Runs of wide
+/// characters").
 const THREE_BYTE_RUNS: bool = !cfg!(target_arch = "x86_64");
 
 /// The end of the run of well-formed 4-byte characters (two per 8-byte
 /// word) or, with `THREE`, of 3-byte characters (two per 6 bytes) that
 /// starts at `pos`, which is between characters: `pos` itself if there is
 /// none. Text in one script of these widths (emoji; CJK) is mostly such
-/// runs, checked here faster than by the DFA a byte at a time: the emoji
-/// lipsum 7.4 GB/s against 6.9 with the DFA's two chains (Zen 5, as
-/// above). `THREE` is [`THREE_BYTE_RUNS`] but in tests.
+/// runs, checked here faster than by the DFA a byte at a time
+/// (docs/TUNING.md, "Runs of wide characters"). `THREE` is
+/// [`THREE_BYTE_RUNS`] but in tests.
 #[inline(always)]
 fn wide_run<const THREE: bool>(bytes: &[u8], pos: usize) -> usize {
     match bytes.get(pos) {

@@ -1,5 +1,6 @@
 //! The few vector operations the lookup algorithm needs, as a trait that
-//! each instruction set implements once (`sse42.rs`, `avx2.rs`, `neon.rs`).
+//! each instruction set implements once: `sse42.rs`, `avx2.rs` and
+//! `avx512.rs` on x86_64, `neon.rs` on aarch64, `simd128.rs` on wasm32.
 //!
 //! A value of a type implementing [`SimdU8`] can only be made by its
 //! `unsafe` constructors ([`SimdU8::splat`], [`SimdU8::load`],

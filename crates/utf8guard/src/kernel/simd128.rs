@@ -22,14 +22,10 @@ impl SimdU8 for V128 {
     const LANES: usize = 16;
     type Block = [Self; 4];
     type Half = Self;
-    /// Under V8 (Node.js 20), text strings of 64 B, 128 B, 256 B, 512 B
-    /// and 1 KiB ran at 0.94x, 0.92x, 0.96x, 1.03x and 1.12x simdutf8's
-    /// `simd128` code through the blocks, at 1.03x, 1.15x, 1.15x, 1.15x
-    /// and 1.23x straight through (the portable benchmark's
-    /// `wasm32-simd128/text/<n>`, two runs of each build in turns, Sapphire
-    /// Rapids); ASCII strings and the lipsum files as before. Straight
-    /// through only up to 256 bytes, as the SSE4.2 kernel does, 128 and 256
-    /// bytes ran at 1.19x, and 512 B and 1 KiB at 1.02x and 1.09x.
+    /// Straight through up to 1 KiB, not only to 256 bytes as the SSE4.2
+    /// kernel: under V8 text strings of 64 B to 1 KiB ran faster that way
+    /// than through the blocks (docs/TUNING.md, "Straight check of
+    /// strings").
     const SHUFFLED_STRAIGHT: bool = true;
 
     #[inline(always)]
@@ -157,8 +153,8 @@ impl SimdU8 for V128 {
 }
 
 /// Strict UTF-8 validation with `simd128` (see [`lookup::validate`]), with
-/// the look-behind bytes made by shuffles: under V8 (Node.js 20) that ran
-/// at 1.17 times simdutf8 on the lipsum files, overlapping loads at 0.86.
+/// the look-behind bytes made by shuffles, which under V8 ran well ahead of
+/// overlapping loads (docs/TUNING.md, "Look-behind with simd128").
 pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: `simd128` is enabled at compile time (this module's cfg).
     unsafe { lookup::validate::<V128, false, dialects::Utf8>(bytes) }

@@ -484,14 +484,11 @@ const BLOCKS_BETWEEN: [(u8, u8); 2] =
 
 /// Between the dialects of [`BLOCKS_BETWEEN`], [`copy_and_patch`] leaves a
 /// change to the loop of items when it comes fewer than this many bytes
-/// after the one before. On the Latin lipsum with an `é` every 11 bytes,
-/// UTF-8 into Corrected UTF-8 and back ran at 2.3 GB/s when each change
-/// was patched, and at 3.6-3.9 and 2.8-3.0 in the loop of items, as
-/// before copying and patching (1 MiB through `transcode`, Sapphire
-/// Rapids); with one every 21 bytes, 3.2 and 3.3 against 3.6 and 2.9; at
-/// 31 bytes the two measured the same. (The loop of items keeps the text
-/// up to its next clean run: with an `é` every 41 to 101 bytes, where
-/// patching ran at 4.5 to 6 GB/s, this stays at 3.2-3.5, as before.)
+/// after the one before: below that gap, patching each change is slower
+/// than the loop of items and its block converter; at about this gap the
+/// two are even (docs/TUNING.md, "Gap between changes into Corrected
+/// UTF-8"). (The loop of items keeps the text up to its next clean run, so
+/// text whose changes are a little further apart stays in it, as before.)
 const BLOCKS_GAP: usize = 32;
 
 /// How many unchanged bytes in a row send [`copy_and_patch`] back to the
@@ -628,20 +625,10 @@ fn first_changed<const F: u8, const T: u8>(chunk: &[u8; PATCH_STEP + 1]) -> Opti
 /// Without it, the loop of items copied ASCII 8 bytes a step, decoded and
 /// encoded every other character, and handed back to the copy phase after
 /// [`CLEAN_RUN`] unchanged bytes, which validated and scanned a piece for
-/// the next change: the two phases took turns at every change. On the
-/// Latin lipsum with an emoji every 50, 200 and 1000 bytes (Sapphire
-/// Rapids, `transcode/<pair>/emoji-every-<n>` in the paired benchmark),
-/// UTF-8 to CESU-8 went from 1.7, 1.8 and 6.0 GB/s to 5.2, 7.8 and 10.3
-/// (with steps of 8 bytes in words: 3.9, 4.4 and 6.8), CESU-8 to UTF-8
-/// from 1.8, 1.4 and 4.5 to 4.3, 6.6 and 7.1; text that changes every
-/// 5000 bytes, or in every character (the Emoji lipsum), as before. Every
-/// other pair of dialects ran at 0.9 to 1.8 GB/s on such text with a
-/// change every 200 bytes (an emoji, or an `é` into or out of Corrected
-/// UTF-8), and at 6 to 21 GB/s with this (1 MiB through `transcode`). The
+/// the next change: the two phases took turns at every change, which made
+/// text with a change every few hundred bytes several times slower. The
 /// copy phase is faster on a long run that does not change, which
-/// [`PATCH_CLEAN_RUN`] leaves to it: at 256 bytes, the text that changes
-/// every 1000 bytes went into CESU-8 at 6.8 GB/s, at 4096 that of every
-/// 5000 bytes at 9.8 (12.0 with 1024).
+/// [`PATCH_CLEAN_RUN`] leaves to it (docs/TUNING.md, "Copy and patch").
 #[inline(always)]
 fn copy_and_patch<const F: u8, const T: u8>(
     src: &[u8],

@@ -55,8 +55,9 @@ pub(super) fn to_utf8(level: Level, src: &[u16], dst: &mut [u8]) -> (usize, usiz
 
 /// An upper bound of the length of `units` in WTF-8: 1 byte a unit below
 /// U+0080, 2 below U+0800, 3 from there (a surrogate pair, 4 bytes, counts
-/// 6). With the vector kernels active, at about 75 GB/s of output where
-/// [`to_utf8`] converts at 10-15.
+/// 6). Counted with vectors where the vector kernels are active, much
+/// faster than [`to_utf8`] converts, so that the output is reserved once
+/// (docs/TUNING.md, "WTF-8 length bound").
 #[cfg(feature = "alloc")]
 pub(super) fn wtf8_len_bound(units: &[u16]) -> usize {
     match super::pairs_simd::level() {
