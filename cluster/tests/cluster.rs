@@ -263,7 +263,7 @@ fn a_local_cluster_gives_the_results_of_one_process() {
         lines[5]
     );
 
-    // The README's client command, on the same cluster.
+    // docs/ARROW.md's client command, on the same cluster.
     let mut sql = Command::new(env!("CARGO_BIN_EXE_utf8guard-sql"))
         .args([
             "--scheduler".to_string(),

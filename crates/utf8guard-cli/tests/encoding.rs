@@ -721,9 +721,9 @@ fn repair_refuses_another_encoding() {
 }
 
 #[test]
-fn the_readme_shows_the_report_as_it_is() {
-    let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+fn the_command_guide_shows_the_report_as_it_is() {
+    let guide = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/CLI.md"))
+        .unwrap();
     let output = cmd()
         .args(["--encoding", "cesu-8"])
         .write_stdin(&b"a\xED\xA0\xBDb \xF0\x9F\x98\x80"[..])
@@ -734,5 +734,5 @@ fn the_readme_shows_the_report_as_it_is() {
         "$ printf 'a\\xED\\xA0\\xBDb \\xF0\\x9F\\x98\\x80' | utf8guard --encoding cesu-8\n{}```\n",
         String::from_utf8(output.stdout).unwrap()
     );
-    assert!(readme.contains(&shown), "README lacks:\n{shown}");
+    assert!(guide.contains(&shown), "docs/CLI.md lacks:\n{shown}");
 }

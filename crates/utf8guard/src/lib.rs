@@ -61,6 +61,10 @@
 //!   `UTF8GUARD_KERNEL` override. Without it the crate is `no_std`.
 //! - `alloc`: APIs that allocate.
 //! - `rayon` (default): parallel validation of large buffers.
+// The guides' examples (docs/), compiled and run as doctests so that they
+// stay true; they are not part of the crate documentation.
+#![cfg_attr(doctest, doc = include_str!("../../../docs/LIBRARY.md"))]
+#![cfg_attr(doctest, doc = include_str!("../../../docs/DIALECTS.md"))]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

@@ -42,5 +42,5 @@ fn the_feature_list_names_the_io_adapters() {
 #[test]
 fn the_readme_says_how_to_install_the_command() {
     let readme = include_str!("../../../README.md");
-    assert!(readme.contains("\ncargo install --path crates/utf8guard-cli\n"));
+    assert!(readme.contains("\ncargo install --locked --path crates/utf8guard-cli\n"));
 }
