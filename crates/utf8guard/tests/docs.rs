@@ -1,5 +1,5 @@
-//! The package description, the crate documentation and the README say
-//! what the code has.
+//! The package description, the crate documentation (the crate's README)
+//! and the repository's README say what the code has.
 
 /// Every vector kernel, as the documentation names its instruction set.
 const VECTOR_KERNELS: [(&str, &str); 4] = [
@@ -9,6 +9,20 @@ const VECTOR_KERNELS: [(&str, &str); 4] = [
     ("neon", "NEON"),
 ];
 
+/// The crate documentation: `lib.rs` includes the crate's README.
+const CRATE_README: &str = include_str!("../README.md");
+
+#[test]
+fn the_crate_documentation_is_the_crate_readme() {
+    let lib = include_str!("../src/lib.rs");
+    assert!(
+        lib.starts_with("#![doc = include_str!(\"../README.md\")]\n"),
+        "lib.rs no longer starts with its README as the crate documentation"
+    );
+    let manifest = include_str!("../Cargo.toml");
+    assert!(manifest.contains("\nreadme = \"README.md\"\n"));
+}
+
 #[test]
 fn the_description_and_the_crate_docs_name_every_vector_kernel() {
     let manifest = include_str!("../Cargo.toml");
@@ -17,16 +31,12 @@ fn the_description_and_the_crate_docs_name_every_vector_kernel() {
         .find(|l| l.starts_with("description = "))
         .unwrap();
     let lib = include_str!("../src/lib.rs");
-    let summary: String = lib
-        .lines()
-        .take_while(|l| l.starts_with("//!"))
-        .take(8)
-        .collect();
+    let summary: String = CRATE_README.lines().take(10).collect();
     for (kernel, isa) in VECTOR_KERNELS {
         assert!(description.contains(isa), "description lacks {isa}");
         assert!(summary.contains(isa), "the crate summary lacks {isa}");
         assert!(
-            lib.contains(&format!("`{kernel}`")),
+            lib.contains(&format!("`{kernel}`")) || CRATE_README.contains(&format!("`{kernel}`")),
             "the docs never name {kernel}"
         );
     }
@@ -34,8 +44,7 @@ fn the_description_and_the_crate_docs_name_every_vector_kernel() {
 
 #[test]
 fn the_feature_list_names_the_io_adapters() {
-    let lib = include_str!("../src/lib.rs");
-    let features = &lib[lib.find("//! # Features").unwrap()..];
+    let features = &CRATE_README[CRATE_README.find("## Features").unwrap()..];
     assert!(features.contains("[`io`]"), "{features}");
 }
 
