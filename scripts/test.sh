@@ -29,7 +29,24 @@ failed=0
 skipped=0
 skipped_steps=()
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time, printed at the end (the last step's ends there).
+step_names=()
+step_starts=()
+step() {
+    printf '\n==> %s\n' "$*"
+    step_names+=("$*")
+    step_starts+=("$SECONDS")
+}
+step_times() {
+    local i end
+    echo
+    echo "step times (s):"
+    for i in "${!step_names[@]}"; do
+        end=${step_starts[i + 1]:-$SECONDS}
+        printf '  %5d  %s\n' "$((end - step_starts[i]))" "${step_names[i]}"
+    done
+    printf '  %5d  total\n' "$SECONDS"
+}
 ok() { passed=$((passed + 1)); }
 skip() {
     echo "SKIPPED: $*"
@@ -64,6 +81,7 @@ cargo build -p utf8guard --no-default-features --quiet
 cargo build -p utf8guard --no-default-features --features alloc --quiet
 ok
 
+step "tools of the cross-checks (installed when missing)"
 if ! have isutf8; then apt_install moreutils || true; fi
 
 # The dialect oracles' cross-check (crates/utf8guard-difftest/tests/independent)
@@ -80,6 +98,7 @@ if ! have npm; then apt_install npm || true; fi
 if [[ ! -d "$peers/node_modules" ]] && $install && have npm; then
     npm ci --prefix "$peers" --no-audit --no-fund --loglevel=error
 fi
+ok
 
 # The core crates (and the core benchmarks' helpers) in release, as before;
 # the Arrow and DataFusion crates have a step of their own below.
@@ -108,6 +127,7 @@ cargo test --profile integration "${heavy[@]/#/--package=}"
 ok
 
 if $quick; then
+    step_times
     echo
     echo "quick run: ${passed} passed, ${failed} failed, ${skipped} skipped"
     exit 0
@@ -270,6 +290,7 @@ else
     skip "Miri (rustup component add miri rust-src --toolchain nightly)"
 fi
 
+step_times
 echo
 echo "test.sh: ${passed} passed, ${failed} failed, ${skipped} skipped"
 if ((skipped > 0)); then
