@@ -8,8 +8,9 @@
 //! input's (all of them when it is valid, exactly the first `valid_up_to`
 //! when it is not), the error must be of kind
 //! [`InvalidData`](io::ErrorKind::InvalidData) carrying a
-//! [`utf8guard::Utf8Error`], and the next call after the error must return
-//! the same error. A breach is an [`Answer::Broken`] that says what came
+//! [`utf8guard::Utf8Error`], and the next call after the error must go on
+//! right after its bad sequence (the end, bytes, or the next error, as the
+//! input has them). A breach is an [`Answer::Broken`] that says what came
 //! out; otherwise the answer is the error found (or `Ok`), for the harness
 //! to compare with the oracles.
 
@@ -188,7 +189,8 @@ pub fn validate_reader(input: &[u8], cx: &mut Context) -> Answer {
 /// into buffers of one size for the whole run (1 to 3 bytes, shorter than
 /// a character, or 4 bytes to 64 KiB) or of a new size (1 to 64 bytes) for
 /// each read; then checks what came out against `input` (see the module
-/// documentation). The read after an error must give the same error.
+/// documentation). The read after an error must go on after its bad
+/// sequence.
 pub fn read_to_end(input: &[u8], mut reader: impl Read, cx: &mut Context) -> Answer {
     let fixed = match cx.rng.below(3) {
         0 => Some(cx.rng.range(1, 3)),
@@ -223,7 +225,12 @@ pub fn read_to_end(input: &[u8], mut reader: impl Read, cx: &mut Context) -> Ans
     };
     let again = || {
         let size = fixed.unwrap_or(64);
-        reader.read(&mut buf[..size]).map(|n| n > 0)
+        loop {
+            match reader.read(&mut buf[..size]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                result => return result.map(|n| n > 0),
+            }
+        }
     };
     let answer = settle(input, &out, end, again);
     cx.scratch = buf;
@@ -235,7 +242,7 @@ pub fn read_to_end(input: &[u8], mut reader: impl Read, cx: &mut Context) -> Ans
 /// it), retrying `Interrupted`; one run in four mixes in a [`Read::read`]
 /// of 1 to 16 bytes one call in three. Then checks what came out against
 /// `input` (see the module documentation). The `fill_buf` after an error
-/// must give the same error.
+/// must go on after its bad sequence.
 pub fn fill_buf_to_end(input: &[u8], mut reader: impl BufRead, cx: &mut Context) -> Answer {
     let mixed = cx.rng.one_in(4);
     cx.note.push_str(if mixed {
@@ -276,8 +283,11 @@ pub fn fill_buf_to_end(input: &[u8], mut reader: impl BufRead, cx: &mut Context)
             break Ok(());
         }
     };
-    settle(input, &out, end, || {
-        reader.fill_buf().map(|buf| !buf.is_empty())
+    settle(input, &out, end, || loop {
+        match reader.fill_buf() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            result => return result.map(|buf| !buf.is_empty()),
+        }
     })
 }
 
@@ -315,16 +325,29 @@ fn settle(
             difference(&input[..valid.min(input.len())], out)
         ));
     }
-    match again() {
-        Err(e) if utf8guard::io::utf8_error(&e) == Some(utf8) => {
-            Answer::Exact(Err(Found::from_error(&utf8)))
-        }
-        Err(e) => Answer::Broken(format!(
-            "after the error {utf8:?}, the next call gave another error: {e:?}"
-        )),
-        Ok(more) => Answer::Broken(format!(
-            "after the error {utf8:?}, the next call gave Ok ({})",
-            if more { "with bytes" } else { "the end" }
+    // The call after an error goes on right after its bad sequence: the
+    // end, bytes, or the next error, each where the input says.
+    let next_at = valid + utf8.error_len().unwrap_or(input.len() - valid);
+    let rest = &input[next_at.min(input.len())..];
+    let expected_next = match utf8guard::from_utf8(rest) {
+        _ if rest.is_empty() => Ok(false),
+        Err(next) if next.valid_up_to() == 0 => Err((next_at, next.error_len(), next.kind())),
+        _ => Ok(true),
+    };
+    let found = Err(Found::from_error(&utf8));
+    match (again(), expected_next) {
+        (Ok(more), Ok(expected)) if more == expected => Answer::Exact(found),
+        (Err(e), Err(expected)) => match utf8guard::io::utf8_error(&e) {
+            Some(next) if (next.valid_up_to(), next.error_len(), next.kind()) == expected => {
+                Answer::Exact(found)
+            }
+            _ => Answer::Broken(format!(
+                "after the error {utf8:?}, the next call gave {e:?}, not the error {expected:?}"
+            )),
+        },
+        (got, expected) => Answer::Broken(format!(
+            "after the error {utf8:?}, the next call gave {got:?}, expected {expected:?} \
+             (Ok(true): bytes, Ok(false): the end)"
         )),
     }
 }

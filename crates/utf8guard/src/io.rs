@@ -119,10 +119,15 @@ pub fn validate_file<P: AsRef<Path>>(path: P) -> io::Result<u64> {
 /// error. Invalid data gives an [`io::Error`] of kind
 /// [`InvalidData`](io::ErrorKind::InvalidData) carrying the [`Utf8Error`]
 /// (see [`utf8_error`]), its offset counted from the first byte of the
-/// stream; every valid byte before it is returned first, and no byte at or
-/// past it ever is. The error is returned again by every later read, so
-/// a loop that reads until the end must stop at an error (as `?` and
-/// collecting into a `Result` do).
+/// stream; every valid byte before it is returned first, and the bytes of
+/// the ill-formed sequence (a maximal subpart, as
+/// [`error_len`](Utf8Error::error_len) counts it) never are. Each error is
+/// returned once: reading on after it resumes right after that sequence,
+/// as std's readers go on after a line that is not UTF-8. So a loop that
+/// skips errors (`lines().filter_map(Result::ok)`) ends, and loses only the
+/// bad sequences (over `lines()`, an error cuts its line in two: the part
+/// before it is lost with the error, the part after it is the next line);
+/// `?`, `read_to_string` and collecting into a `Result` stop at the first.
 ///
 /// The bytes of a character split across the inner reader's reads are
 /// held back until the character is complete and checked, so with a
@@ -150,9 +155,15 @@ pub fn validate_file<P: AsRef<Path>>(path: P) -> io::Result<u64> {
 /// let utf8 = utf8guard::io::utf8_error(&err).unwrap();
 /// assert_eq!((utf8.valid_up_to(), utf8.error_len()), (8, Some(3)));
 ///
-/// // Collecting stops at the first error.
+/// // Collecting stops at the first error; skipping errors goes on after
+/// // the bad sequence.
 /// let all: Result<Vec<String>, _> = Utf8Reader::new(input).lines().collect();
 /// assert!(all.is_err());
+/// let input = &b"a\nc\xFF\nd\n"[..];
+/// let good: Vec<String> = Utf8Reader::new(input).lines().map_while(|l| l.ok()).collect();
+/// assert_eq!(good, ["a"]);
+/// let good: Vec<String> = Utf8Reader::new(input).lines().filter_map(Result::ok).collect();
+/// assert_eq!(good, ["a", "", "d"]);
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug)]
@@ -172,6 +183,15 @@ pub struct Utf8Reader<R> {
     /// How many bytes at the front of the inner reader's buffer are
     /// validated and not yet consumed (`BufRead` only).
     validated: usize,
+    /// An error found and not yet returned (the valid bytes before it go
+    /// first), with how many bytes of its sequence are still at the front
+    /// of the inner reader, to be skipped when it is returned.
+    pending: Option<(Utf8Error, usize)>,
+    /// Bytes read from `inner` after an error's sequence, not yet
+    /// validated: read again, from `leftover_at`, before `inner` (`Read`
+    /// only).
+    leftover: Vec<u8>,
+    leftover_at: usize,
     /// The first error, once found.
     error: Option<Utf8Error>,
 }
@@ -188,6 +208,9 @@ impl<R> Utf8Reader<R> {
             ready_pos: 0,
             ready_len: 0,
             validated: 0,
+            pending: None,
+            leftover: Vec::new(),
+            leftover_at: 0,
             error: None,
         }
     }
@@ -197,14 +220,15 @@ impl<R> Utf8Reader<R> {
         &self.inner
     }
 
-    /// The inner reader, back. Bytes of an unfinished character already
-    /// taken from it are lost.
+    /// The inner reader, back. Bytes already taken from it and not yet
+    /// returned (an unfinished character, the bytes after an error) are
+    /// lost.
     pub fn into_inner(self) -> R {
         self.inner
     }
 
     /// How many bytes from the start of the stream are validated: returned
-    /// already, or about to be. After an error, its offset.
+    /// already, or about to be. After an error, the first error's offset.
     pub fn valid_up_to(&self) -> usize {
         match self.error {
             Some(error) => error.valid_up_to(),
@@ -230,9 +254,13 @@ impl<R> Utf8Reader<R> {
         n
     }
 
+    /// Records `error` (placed in the stream), drops the held character,
+    /// and moves `checked` past the bad sequence; the caller returns the
+    /// error now or leaves it pending.
     fn fail(&mut self, error: Utf8Error) -> io::Error {
-        self.error = Some(error);
+        self.error.get_or_insert(error);
         self.partial_len = 0;
+        self.checked = error.valid_up_to() + error.error_len().unwrap_or(0);
         invalid_data(error)
     }
 
@@ -255,8 +283,22 @@ impl<R: Read> Utf8Reader<R> {
         debug_assert!(out.len() >= MAX_CHAR);
         loop {
             let held = self.partial_len as usize;
+            if held == 0 && self.leftover_at < self.leftover.len() {
+                if let Some(result) = self.take_leftover(out) {
+                    return result;
+                }
+            }
             out[..held].copy_from_slice(&self.partial[..held]);
-            let n = self.inner.read(&mut out[held..])?;
+            let from_leftover = self.leftover_at < self.leftover.len();
+            let n = if from_leftover {
+                let n = (self.leftover.len() - self.leftover_at).min(out.len() - held);
+                let at = self.leftover_at;
+                out[held..held + n].copy_from_slice(&self.leftover[at..at + n]);
+                self.leftover_at += n;
+                n
+            } else {
+                self.inner.read(&mut out[held..])?
+            };
             if n == 0 {
                 return if held == 0 {
                     Ok(0)
@@ -274,11 +316,18 @@ impl<R: Read> Utf8Reader<R> {
                 Err(error) => error,
             };
             let valid = error.valid_up_to();
-            if error.error_len().is_some() {
-                let err = self.fail(error.shifted(self.checked));
-                self.checked += valid;
-                // Hand out the valid bytes first; the error comes next.
-                return if valid > 0 { Ok(valid) } else { Err(err) };
+            if let Some(bad) = error.error_len() {
+                // What follows the bad sequence is read again next time
+                // (the held bytes, a valid start, are never past it).
+                let rest = filled - (valid + bad);
+                if from_leftover {
+                    self.leftover_at -= rest;
+                } else {
+                    self.leftover.clear();
+                    self.leftover.extend_from_slice(&out[filled - rest..filled]);
+                    self.leftover_at = 0;
+                }
+                return self.fail_after(error.shifted(self.checked), valid, 0);
             }
             // An unfinished character at the end (at most 3 bytes): hold it.
             let tail = &out[valid..filled];
@@ -290,6 +339,46 @@ impl<R: Read> Utf8Reader<R> {
             }
             // Only part of a character so far: read on.
         }
+    }
+
+    /// The next read from `leftover` with no character held, validated
+    /// where it lies so that only what is handed out is copied (an error
+    /// every few bytes would otherwise copy the rest of the leftover each
+    /// time). `None` when it starts with an unfinished character.
+    fn take_leftover(&mut self, out: &mut [u8]) -> Option<io::Result<usize>> {
+        let at = self.leftover_at;
+        let n = (self.leftover.len() - at).min(out.len());
+        let chunk = &self.leftover[at..at + n];
+        let (valid, bad) = match crate::from_utf8(chunk) {
+            Ok(_) => (n, None),
+            Err(error) => (
+                error.valid_up_to(),
+                error.error_len().map(|bad| (error, bad)),
+            ),
+        };
+        if valid == 0 && bad.is_none() {
+            return None;
+        }
+        out[..valid].copy_from_slice(&chunk[..valid]);
+        self.leftover_at += valid;
+        let Some((error, bad)) = bad else {
+            self.checked += valid;
+            return Some(Ok(valid));
+        };
+        self.leftover_at += bad;
+        Some(self.fail_after(error.shifted(self.checked), valid, 0))
+    }
+
+    /// After `valid` good bytes, the error `error`: returned now when
+    /// there are none, else left pending (with `skip` bytes of its sequence
+    /// still in the inner reader) and the good bytes returned first.
+    fn fail_after(&mut self, error: Utf8Error, valid: usize, skip: usize) -> io::Result<usize> {
+        let err = self.fail(error);
+        if valid == 0 {
+            return Err(err);
+        }
+        self.pending = Some((error, skip));
+        Ok(valid)
     }
 }
 
@@ -309,7 +398,9 @@ impl<R: Read> Read for Utf8Reader<R> {
             self.validated = if n == 0 { 0 } else { self.validated - n };
             return Ok(n);
         }
-        if let Some(error) = self.error {
+        if let Some((error, skip)) = self.pending.take() {
+            // The bad sequence, still in the inner reader's buffer.
+            self.inner.read_exact(&mut [0; MAX_CHAR][..skip])?;
             return Err(invalid_data(error));
         }
         if buf.len() >= MAX_CHAR {
@@ -332,8 +423,21 @@ impl<R: BufRead> BufRead for Utf8Reader<R> {
             return Ok(&self.ready[self.ready_pos as usize..self.ready_len as usize]);
         }
         if self.validated == 0 {
-            if let Some(error) = self.error {
+            if let Some((error, skip)) = self.pending.take() {
+                self.inner.consume(skip);
                 return Err(invalid_data(error));
+            }
+            if self.leftover_at < self.leftover.len() {
+                // Bytes that `read` took from the inner reader past an
+                // error come before its buffer: handed out a character at
+                // a time (this only happens when both ways of reading are
+                // mixed).
+                let mut own = [0u8; MAX_CHAR];
+                let n = self.read_checked(&mut own)?;
+                self.ready = own;
+                self.ready_pos = 0;
+                self.ready_len = n as u8;
+                return Ok(&self.ready[..n]);
             }
             self.validate_more()?;
             if self.has_ready() {
@@ -397,7 +501,13 @@ impl<R: BufRead> Utf8Reader<R> {
                         self.partial_len = len as u8;
                         continue;
                     }
-                    Err(error) => return Err(self.fail(error.shifted(self.checked))),
+                    Err(error) => {
+                        // The bad sequence may run on past the held bytes.
+                        let bad = error.error_len().unwrap_or(len);
+                        let err = self.fail(error.shifted(self.checked));
+                        self.inner.consume(bad.saturating_sub(held));
+                        return Err(err);
+                    }
                 }
             }
             let error = match crate::from_utf8(buf) {
@@ -409,12 +519,18 @@ impl<R: BufRead> Utf8Reader<R> {
                 Err(error) => error,
             };
             let valid = error.valid_up_to();
-            if error.error_len().is_some() {
-                let err = self.fail(error.shifted(self.checked));
-                self.checked += valid;
+            if let Some(bad) = error.error_len() {
+                let error = error.shifted(self.checked);
+                let err = self.fail(error);
+                if valid == 0 {
+                    self.inner.consume(bad);
+                    return Err(err);
+                }
+                // The valid bytes first; the error once they are consumed,
+                // and then the bad sequence is skipped.
                 self.validated = valid;
-                // The valid bytes first; the error once they are consumed.
-                return if valid > 0 { Ok(()) } else { Err(err) };
+                self.pending = Some((error, bad));
+                return Ok(());
             }
             if valid > 0 {
                 // The unfinished character stays in the inner buffer until

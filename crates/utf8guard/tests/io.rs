@@ -53,6 +53,66 @@ fn expected(input: &[u8]) -> (&[u8], Option<Utf8Error>) {
     }
 }
 
+/// An error as the tests compare it: offset in the whole stream, length
+/// of the bad sequence, cause.
+type Placed = (usize, Option<usize>, ErrorKind);
+
+fn placed(e: Utf8Error, at: usize) -> Placed {
+    (at + e.valid_up_to(), e.error_len(), e.kind())
+}
+
+/// What reading all of `input`, on past each error, must give: every
+/// valid byte, and each error in turn (each found by `from_utf8` on what
+/// follows the last one's bad sequence, placed in the whole input).
+fn expected_all(input: &[u8]) -> (Vec<u8>, Vec<Placed>) {
+    let mut good = Vec::new();
+    let mut errors = Vec::new();
+    let mut at = 0;
+    loop {
+        match utf8guard::from_utf8(&input[at..]) {
+            Ok(_) => {
+                good.extend_from_slice(&input[at..]);
+                return (good, errors);
+            }
+            Err(e) => {
+                good.extend_from_slice(&input[at..at + e.valid_up_to()]);
+                errors.push(placed(e, at));
+                match e.error_len() {
+                    Some(bad) => at += e.valid_up_to() + bad,
+                    None => return (good, errors),
+                }
+            }
+        }
+    }
+}
+
+/// Reads on past every error, with `step` (a read, or a `fill_buf` and
+/// `consume`) until it gives 0 bytes, and asserts that what came through is
+/// [`expected_all`]'s. Each error must be returned once: the number of
+/// steps is bounded.
+fn assert_reads_on(
+    input: &[u8],
+    what: &str,
+    mut step: impl FnMut(&mut Vec<u8>) -> io::Result<usize>,
+) {
+    let (good, errors) = expected_all(input);
+    let mut got = Vec::new();
+    let mut got_errors = Vec::new();
+    for _ in 0..4 * input.len() + 16 {
+        match step(&mut got) {
+            Ok(0) => {
+                assert_eq!(got, good, "{what}: bytes passed through on {input:02X?}");
+                assert_eq!(got_errors, errors, "{what}: errors on {input:02X?}");
+                return;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => got_errors.push(placed(utf8_error(&e).expect(what), 0)),
+        }
+    }
+    panic!("{what}: no end on {input:02X?} (errors so far: {got_errors:?})");
+}
+
 /// Assert that an outcome of reading `input` is right: `got` is what was
 /// passed through, `result` how it ended.
 fn assert_outcome(input: &[u8], got: &[u8], result: io::Result<()>, what: &str) {
@@ -88,16 +148,23 @@ fn read_all(input: &[u8], sizes: &[usize], buf_len: usize, interrupt: bool) {
                 got.extend_from_slice(&buf[..n]);
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                // The error sticks.
-                let again = reader.read(&mut buf).unwrap_err();
-                assert_eq!(utf8_error(&again), utf8_error(&e));
-                break Err(e);
-            }
+            Err(e) => break Err(e),
         }
     };
     let what = format!("read, sizes {sizes:?}, buffer {buf_len}");
     assert_outcome(input, &got, result, &what);
+    // Reading on past every error.
+    let mut inner = Chunked::new(input, sizes);
+    inner.interrupt = interrupt;
+    let mut reader = Utf8Reader::new(inner);
+    assert_reads_on(input, &what, |got| {
+        let n = reader.read(&mut buf)?;
+        if buf_len >= 4 {
+            assert!(std::str::from_utf8(&buf[..n]).is_ok(), "partial character");
+        }
+        got.extend_from_slice(&buf[..n]);
+        Ok(n)
+    });
 }
 
 /// Read through `BufRead` over a `BufReader` of `capacity`, consuming at
@@ -120,6 +187,15 @@ fn buf_read_all(input: &[u8], sizes: &[usize], capacity: usize, step: usize) {
     };
     let what = format!("buf_read, sizes {sizes:?}, capacity {capacity}, step {step}");
     assert_outcome(input, &got, result, &what);
+    let inner = BufReader::with_capacity(capacity, Chunked::new(input, sizes));
+    let mut reader = Utf8Reader::new(inner);
+    assert_reads_on(input, &what, |got| {
+        let buf = reader.fill_buf()?;
+        let n = buf.len().min(step);
+        got.extend_from_slice(&buf[..n]);
+        reader.consume(n);
+        Ok(n)
+    });
 }
 
 /// Alternate `read` with tiny buffers and `fill_buf`/`consume`.
@@ -153,6 +229,24 @@ fn mixed_read_all(input: &[u8], sizes: &[usize], capacity: usize) {
         }
     };
     assert_outcome(input, &got, result, "mixed read and fill_buf");
+    let inner = BufReader::with_capacity(capacity, Chunked::new(input, sizes));
+    let mut reader = Utf8Reader::new(inner);
+    let mut turn = 0usize;
+    assert_reads_on(input, "mixed read and fill_buf, reading on", |got| {
+        turn += 1;
+        if turn.is_multiple_of(3) {
+            let mut buf = [0u8; 2];
+            let n = reader.read(&mut buf)?;
+            got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        } else {
+            let buf = reader.fill_buf()?;
+            let n = buf.len().min(turn % 5 + 1);
+            got.extend_from_slice(&buf[..n]);
+            reader.consume(n);
+            Ok(n)
+        }
+    });
 }
 
 fn check_reader(input: &[u8]) {
@@ -214,8 +308,20 @@ fn documented_behaviour() {
     assert_eq!(&buf, "€de".as_bytes());
     assert_eq!(reader.read(&mut buf).unwrap(), 1);
     assert_eq!(&buf[..1], b"f");
-    let again = reader.read(&mut buf).unwrap_err();
-    assert_eq!(utf8_error(&again), Some(e));
+    let err = reader.read(&mut buf).unwrap_err();
+    assert_eq!(utf8_error(&err), Some(e));
+    // Each error once: then reading goes on after the bad sequence
+    // (ED A0 80: three errors of one byte, as std counts them).
+    for at in [10, 11] {
+        let err = reader.read(&mut buf).unwrap_err();
+        let next = utf8_error(&err).unwrap();
+        assert_eq!((next.valid_up_to(), next.error_len()), (at, Some(1)));
+    }
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+    assert_eq!(rest, b"xyz");
+    assert_eq!(reader.read(&mut buf).unwrap(), 0);
+    assert_eq!(reader.error(), Some(e));
 
     // A character split across the inner reads is held back until whole.
     let mut reader = Utf8Reader::new(Chunked::new("x€".as_bytes(), &[2]));
@@ -249,6 +355,35 @@ fn lines_through_buf_read() {
     let reader = Utf8Reader::new(BufReader::with_capacity(3, "héllo\nwörld\n€".as_bytes()));
     let lines: Vec<String> = reader.lines().map(Result::unwrap).collect();
     assert_eq!(lines, ["héllo", "wörld", "€"]);
+}
+
+/// `lines()` that skips errors ends: each error is returned once, and the
+/// line goes on after its bad sequence (it never did: the same error came
+/// back forever).
+#[test]
+fn lines_go_on_after_an_error() {
+    let input = &b"a\nc\xFF\nd\n"[..];
+    for capacity in [1, 2, 3, 8, 8192] {
+        let reader = Utf8Reader::new(BufReader::with_capacity(capacity, input));
+        let items: Vec<Result<String, Placed>> = reader
+            .lines()
+            .take(10)
+            .map(|l| l.map_err(|e| placed(utf8_error(&e).unwrap(), 0)))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                Ok("a".to_owned()),
+                Err((3, Some(1), ErrorKind::InvalidByte)),
+                Ok(String::new()),
+                Ok("d".to_owned())
+            ],
+            "capacity {capacity}"
+        );
+        let reader = Utf8Reader::new(BufReader::with_capacity(capacity, input));
+        let good: Vec<String> = reader.lines().map_while(Result::ok).collect();
+        assert_eq!(good, ["a"]);
+    }
 }
 
 #[test]
