@@ -156,6 +156,8 @@ pub struct Progress {
 trait Sink {
     /// How many more bytes fit.
     fn room(&self) -> usize;
+    /// How many bytes fit in all, written or not.
+    fn capacity(&self) -> usize;
     /// Appends `bytes` (at most `room()` of them).
     fn put(&mut self, bytes: &[u8]);
     /// Lets `write` fill the next bytes of the output (at least `want` of
@@ -172,6 +174,10 @@ struct SliceSink<'a> {
 impl Sink for SliceSink<'_> {
     fn room(&self) -> usize {
         self.buf.len() - self.len
+    }
+
+    fn capacity(&self) -> usize {
+        self.buf.len()
     }
 
     fn put(&mut self, bytes: &[u8]) {
@@ -222,6 +228,10 @@ impl Drop for VecSink<'_> {
 #[cfg(feature = "alloc")]
 impl Sink for VecSink<'_> {
     fn room(&self) -> usize {
+        usize::MAX
+    }
+
+    fn capacity(&self) -> usize {
         usize::MAX
     }
 
@@ -532,6 +542,12 @@ pub struct Transcoder {
     /// The first piece of the next copy phase: twice what the last one
     /// copied, from [`COPY_FIRST_PIECE`] to [`COPY_PIECE`].
     copy_first: usize,
+    /// The end of an item (or of the magic number) longer than the whole
+    /// output of the call that converted it, written first by the next
+    /// call: `held[held_at..held_len]`.
+    held: [u8; MAGIC.len()],
+    held_at: u8,
+    held_len: u8,
 }
 
 impl Transcoder {
@@ -551,6 +567,9 @@ impl Transcoder {
             replaced: 0,
             first_replaced: None,
             copy_first: COPY_PIECE,
+            held: [0; MAGIC.len()],
+            held_at: 0,
+            held_len: 0,
         }
     }
 
@@ -585,9 +604,11 @@ impl Transcoder {
         self
     }
 
-    /// Converts `input` into `output` (which should have room for at least
-    /// 8 bytes: the magic number, or the longest sequence, is written
-    /// whole). `last` says that no input follows:
+    /// Converts `input` into `output`. Any output of one byte or more makes
+    /// progress: an item longer than the whole output (the longest is 8
+    /// bytes, the magic number) is written across calls, its end first in
+    /// the next one; with 8 bytes or more, every call writes whole items
+    /// only. `last` says that no input follows:
     /// without it, a tail that more input may complete is left unread
     /// ([`Status::InputEmpty`] with `read < input.len()`), to be passed
     /// again with what follows. After an error, the transcoder must not be
@@ -637,6 +658,15 @@ impl Transcoder {
         out: &mut S,
         last: bool,
     ) -> (usize, Result<Status, TranscodeError>) {
+        if self.held_at < self.held_len {
+            let held = &self.held[self.held_at as usize..self.held_len as usize];
+            let n = held.len().min(out.room());
+            out.put(&held[..n]);
+            self.held_at += n as u8;
+            if self.held_at < self.held_len {
+                return (0, Ok(Status::OutputFull));
+            }
+        }
         let mut at = 0;
         if self.at_start {
             if self.from == Dialect::Corrected {
@@ -652,16 +682,31 @@ impl Transcoder {
                     && MAGIC.starts_with(input);
             }
             if self.write_magic {
-                if out.room() < MAGIC.len() {
+                if out.room() < MAGIC.len() && out.capacity() >= MAGIC.len() {
                     return (0, Ok(Status::OutputFull));
                 }
-                out.put(MAGIC);
+                self.put_or_hold(MAGIC, out);
             }
             self.at_start = false;
         }
-        let result = self.convert(input, &mut at, out, last);
+        let mut result = self.convert(input, &mut at, out, last);
         self.consumed += at;
+        if self.held_at < self.held_len && result.is_ok() {
+            // Not done before the held bytes are out.
+            result = Ok(Status::OutputFull);
+        }
         (at, result)
+    }
+
+    /// Writes `bytes`, or as many as there is room for and holds the rest
+    /// for the next call (only where they are more than the whole output).
+    fn put_or_hold<S: Sink>(&mut self, bytes: &[u8], out: &mut S) {
+        let n = bytes.len().min(out.room());
+        out.put(&bytes[..n]);
+        let rest = &bytes[n..];
+        self.held[..rest.len()].copy_from_slice(rest);
+        self.held_at = 0;
+        self.held_len = rest.len() as u8;
     }
 
     fn convert<S: Sink>(
@@ -851,10 +896,10 @@ impl Transcoder {
                     &encoded
                 }
             };
-            if produced.len() > out.room() {
+            if produced.len() > out.room() && out.capacity() >= produced.len() {
                 return Ok(Some(Status::OutputFull));
             }
-            out.put(produced);
+            self.put_or_hold(produced, out);
             if let Some(offset) = replaced {
                 // Counted once written (an item that does not fit is
                 // converted again by the next call).
