@@ -15,7 +15,7 @@ use crate::Kernel;
 
 /// Every kernel name of every target: a name here that is not compiled
 /// for this target is "not available", not "unknown".
-const EVERY_TARGET: [&str; 5] = ["scalar", "sse42", "avx2", "avx512", "neon"];
+const EVERY_TARGET: [&str; 6] = ["scalar", "sse42", "avx2", "avx512", "neon", "simd128"];
 
 /// Why a kernel name was refused by [`Kernel::by_name`].
 ///
@@ -68,6 +68,8 @@ impl Kernel {
     /// assert_eq!(Kernel::by_name("avx1024"), Err(KernelNameError::Unknown));
     /// #[cfg(target_arch = "x86_64")]
     /// assert_eq!(Kernel::by_name("neon"), Err(KernelNameError::Unavailable));
+    /// #[cfg(not(target_arch = "wasm32"))]
+    /// assert_eq!(Kernel::by_name("simd128"), Err(KernelNameError::Unavailable));
     /// ```
     pub fn by_name(name: &str) -> Result<Kernel, KernelNameError> {
         match Kernel::from_name(name) {
