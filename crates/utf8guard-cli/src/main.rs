@@ -91,13 +91,11 @@ pub fn io_message(e: &io::Error) -> String {
 /// `--kernel` the engine's choice everywhere. Returns the forced kernel, if
 /// any; a name that is unknown or unavailable here is a usage error (the
 /// engine would ignore it and run the detected kernel).
-///
-/// Must run before any other thread exists and before any validation: it
-/// may set an environment variable, which the engine reads once.
 fn choose_kernel(requested: Option<&str>) -> Result<Option<Kernel>, String> {
     if let Some(name) = requested {
         let kernel = Kernel::by_name(name).map_err(|e| format!("--kernel {name}: {e}"))?;
-        std::env::set_var(utf8guard::KERNEL_ENV, kernel.name());
+        utf8guard::set_kernel(kernel).map_err(|e| format!("--kernel {name}: {e}"))?;
+        return Ok(Some(kernel));
     }
     utf8guard::kernel_override().map_err(|e| e.to_string())
 }

@@ -174,9 +174,32 @@ pub(crate) fn has_avx512_vbmi() -> bool {
 #[inline(never)]
 fn resolve() -> Kernel {
     let kernel = forced().unwrap_or_else(detect);
-    ACTIVE.store(kernel as u8, Ordering::Relaxed);
+    // A kernel chosen by `set` in the meantime stays chosen.
+    if let Err(chosen) = ACTIVE.compare_exchange(
+        UNRESOLVED,
+        kernel as u8,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    ) {
+        if let Some(chosen) = Kernel::from_id(chosen) {
+            return chosen;
+        }
+    }
     ENTRY.store(entry(kernel) as *mut (), Ordering::Relaxed);
     kernel
+}
+
+/// Makes `kernel`, which must be available, the active kernel (see
+/// [`crate::set_kernel`]). Every value either atomic holds, at any moment,
+/// is an available kernel's: a reader that sees the old id with the new
+/// entry point, or the reverse, runs a kernel this CPU has either way.
+pub(crate) fn set(kernel: Kernel) -> Result<(), crate::KernelNameError> {
+    if !is_available(kernel) {
+        return Err(crate::KernelNameError::Unavailable);
+    }
+    ACTIVE.store(kernel as u8, Ordering::Relaxed);
+    ENTRY.store(entry(kernel) as *mut (), Ordering::Relaxed);
+    Ok(())
 }
 
 /// [`ENTRY`]'s value before the first call: resolve, then run.
@@ -203,7 +226,8 @@ pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {
     // same size on every target Rust supports, and the round trip through
     // `*mut ()` keeps the address). `resolve` stores only the entry of an
     // available kernel: detected, or forced, which is honoured only for an
-    // available kernel; so the instruction set the entry requires is there.
+    // available kernel; and so does `set`. So the instruction set the entry
+    // requires is there.
     unsafe {
         let entry = core::mem::transmute::<*mut (), Entry>(entry);
         entry(bytes)

@@ -142,6 +142,25 @@ pub fn active_kernel() -> Kernel {
     dispatch::active()
 }
 
+/// Makes `kernel` the one [`validate`], [`from_utf8`] and everything built
+/// on them use from now on, in every thread, in place of the detected one
+/// and of `UTF8GUARD_KERNEL`: for a program's own choice of kernel (a
+/// `--kernel` option, a benchmark), with no environment variable to set
+/// (which is `unsafe` once threads exist, and is read only once). It takes
+/// effect at once, whatever ran before. Fails, changing nothing, when this
+/// CPU cannot run `kernel`.
+///
+/// ```
+/// use utf8guard::Kernel;
+///
+/// utf8guard::set_kernel(Kernel::Scalar).unwrap();
+/// assert_eq!(utf8guard::active_kernel(), Kernel::Scalar);
+/// assert!(utf8guard::validate("ok ✓".as_bytes()));
+/// ```
+pub fn set_kernel(kernel: Kernel) -> Result<(), KernelNameError> {
+    dispatch::set(kernel)
+}
+
 /// A validation kernel: one implementation of the same check.
 ///
 /// All kernels give the same answers; they differ in speed and in the
