@@ -142,8 +142,10 @@ impl State {
 /// The classification is made at the byte that made the automaton reject,
 /// from the bytes of the sequence read so far (see [`Automaton::fault`] and
 /// [`grammar::Grammar::faults`]).
+///
+/// Exhaustive on purpose: the engine maps each fault to its `ErrorKind`
+/// with a `match` that a new fault must fail to compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Fault {
     /// A continuation byte (`80..BF`) where a character must start.
     UnexpectedContinuation,

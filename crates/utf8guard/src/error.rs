@@ -85,9 +85,7 @@ impl ErrorKind {
             Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
             Fault::SurrogatePair => ErrorKind::SurrogatePair,
             Fault::FourByteForm => ErrorKind::FourByteForm,
-            // `Fault` is non-exhaustive; its only other variant today is
-            // `Incomplete`.
-            _ => ErrorKind::Incomplete,
+            Fault::Incomplete => ErrorKind::Incomplete,
         }
     }
 }
