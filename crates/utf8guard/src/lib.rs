@@ -532,13 +532,42 @@ pub mod __bench {
         }
     }
 
-    /// `set(value)`, then `f`, then `set(None)` (the default).
+    /// `set(value)`, then `f`, then `set(None)` (the default), also when
+    /// `f` panics: a test that fails inside must not leave the setting to
+    /// the tests that run after it.
     #[cfg(target_arch = "x86_64")]
     fn with_setting<S, T>(set: fn(Option<S>), value: Option<S>, f: impl FnOnce() -> T) -> T {
+        struct Restore<S>(fn(Option<S>));
+        impl<S> Drop for Restore<S> {
+            fn drop(&mut self) {
+                (self.0)(None);
+            }
+        }
         set(value);
-        let out = f();
-        set(None);
-        out
+        let _restore = Restore(set);
+        f()
+    }
+
+    #[cfg(all(test, target_arch = "x86_64"))]
+    mod tests {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+
+        static SETTING: AtomicUsize = AtomicUsize::new(0);
+
+        fn set(value: Option<usize>) {
+            SETTING.store(value.unwrap_or(0), Ordering::Relaxed);
+        }
+
+        #[test]
+        fn a_setting_is_restored_when_the_closure_panics() {
+            let seen = super::with_setting(set, Some(7), || SETTING.load(Ordering::Relaxed));
+            assert_eq!((seen, SETTING.load(Ordering::Relaxed)), (7, 0));
+            let panicked = std::panic::catch_unwind(|| {
+                super::with_setting(set, Some(9), || panic!("a failing test"))
+            });
+            assert!(panicked.is_err());
+            assert_eq!(SETTING.load(Ordering::Relaxed), 0);
+        }
     }
 }
 
