@@ -374,7 +374,7 @@ compiled for this target with whether this CPU can run it, and the kernel in
 use: the fastest available, or the one UTF8GUARD_KERNEL names.
 
 Exit status: 0, or 2 when UTF8GUARD_KERNEL names an unknown kernel or one
-this CPU cannot run.";
+this CPU cannot run, or when the report cannot be written.";
 
 /// Options of `repair`.
 #[derive(Debug, Args)]

@@ -50,7 +50,10 @@ const TROUBLE: u8 = 2;
 
 fn main() -> ExitCode {
     // Usage errors exit with status 2, --help and --version with 0.
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(show_clap_message(&e)),
+    };
     let status = match cli.command {
         Some(Command::Info) => run_info(),
         Some(Command::Repair(args)) => match (choose_kernel(None), args.encoding) {
@@ -71,6 +74,34 @@ fn main() -> ExitCode {
         None => run_check(&cli.check),
     };
     ExitCode::from(status)
+}
+
+/// Shows what clap has to say instead of running: a usage error on stderr
+/// (status 2), or the help or version on stdout (status 0, or 2 when it
+/// cannot be written: clap's own `exit` would ignore that).
+fn show_clap_message(e: &clap::Error) -> u8 {
+    if e.use_stderr() {
+        let _ = e.print();
+        return TROUBLE;
+    }
+    let written = e.print().and_then(|()| io::stdout().flush());
+    stdout_status(written, VALID)
+}
+
+/// `status`, or 2 when writing stdout failed: with a message, but none for
+/// a reader that is gone (as `head` goes), as for the other reports.
+fn stdout_status(written: io::Result<()>, status: u8) -> u8 {
+    match written {
+        Ok(()) => status,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => TROUBLE,
+        Err(e) => {
+            eprintln!(
+                "utf8guard: standard output: write error: {}",
+                io_message(&e)
+            );
+            TROUBLE
+        }
+    }
 }
 
 fn usage_error(message: &str) -> u8 {
@@ -101,18 +132,17 @@ fn choose_kernel(requested: Option<&str>) -> Result<Option<Kernel>, String> {
 }
 
 fn run_info() -> u8 {
-    match choose_kernel(None) {
-        Ok(forced) => {
-            print!("{}", info::report(forced, false));
-            VALID
-        }
+    let (status, report) = match choose_kernel(None) {
+        Ok(forced) => (VALID, info::report(forced, false)),
         Err(message) => {
             // The problem first, then what there is instead.
-            let status = usage_error(&message);
-            print!("{}", info::report(None, true));
-            status
+            (usage_error(&message), info::report(None, true))
         }
-    }
+    };
+    // Not `print!`, which panics when stdout cannot be written.
+    let mut out = io::stdout().lock();
+    let written = out.write_all(report.as_bytes()).and_then(|()| out.flush());
+    stdout_status(written, status)
 }
 
 /// How results are shown.

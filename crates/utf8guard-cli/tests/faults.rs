@@ -376,3 +376,38 @@ fn a_read_only_out_is_replaced_only_with_force() {
         fs::remove_file(&out).unwrap();
     }
 }
+
+/// `info`, and clap's help and version, when standard output cannot be
+/// written: a message and status 2, as the other subcommands give, never a
+/// panic (status 101) nor a success.
+#[cfg(target_os = "linux")]
+#[test]
+fn info_help_and_version_report_an_unwritable_output() {
+    let commands: [&[&str]; 6] = [
+        &["info"],
+        &["--help"],
+        &["-h"],
+        &["--version"],
+        &["help", "lint"],
+        &["lint", "--help"],
+    ];
+    for args in commands {
+        let out = std_cmd()
+            .args(args)
+            .stdout(File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "utf8guard: standard output: write error: No space left on device\n",
+            "{args:?}"
+        );
+        // A reader that is gone, as after `head`: silent, but not a success.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std_cmd().args(args).stdout(writer).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}
