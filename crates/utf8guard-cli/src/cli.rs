@@ -280,7 +280,8 @@ pub struct CheckArgs {
     /// Reports still come in the order of the inputs. A file of 1 MiB or
     /// more is validated in parts on the N threads, unless N is 1, and a
     /// report of thousands of errors (--all, text or --json) is written on
-    /// them too.
+    /// them too. N is 1 to 1024, but no more threads are started than
+    /// there are logical CPUs: more would only slow the work.
     /// [default: the number of logical CPUs]
     #[arg(
         short,

@@ -79,7 +79,7 @@ pub fn report(forced: Option<Kernel>, ignored: bool) -> String {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let _ = writeln!(
         out,
-        "threads: {threads} (logical CPUs: the default of --jobs)"
+        "threads: {threads} (logical CPUs: the default and the most of --jobs)"
     );
     out
 }

@@ -25,16 +25,20 @@ pub fn may_be_parallel() -> bool {
     REQUESTED.get().copied().flatten() != Some(1)
 }
 
-/// The number of threads of the pool: `--jobs`, or the number of logical
-/// CPUs.
+/// The number of threads of the pool: `--jobs`, at most the number of
+/// logical CPUs, which is also the default.
 pub fn threads() -> usize {
     *THREADS.get_or_init(|| {
-        REQUESTED
-            .get()
-            .copied()
-            .flatten()
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        capped(REQUESTED.get().copied().flatten(), cpus)
     })
+}
+
+/// The threads to start for `--jobs` (`requested`) on `cpus` logical CPUs.
+/// More threads than CPUs only add work: `--jobs 1024` took a cached 1 GB
+/// file from 0.2 s to 11 s, and a walk of /etc from 0.00 s to 1.5 s.
+fn capped(requested: Option<usize>, cpus: usize) -> usize {
+    requested.map_or(cpus, |n| n.min(cpus)).max(1)
 }
 
 /// Makes the global rayon pool with [`threads`] threads, the first time;
@@ -47,4 +51,18 @@ pub fn ready() -> usize {
             .build_global();
     });
     rayon::current_num_threads()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::capped;
+
+    #[test]
+    fn jobs_are_capped_at_the_cpus() {
+        assert_eq!(capped(None, 8), 8);
+        assert_eq!(capped(Some(1), 8), 1);
+        assert_eq!(capped(Some(3), 8), 3);
+        assert_eq!(capped(Some(1024), 8), 8);
+        assert_eq!(capped(Some(1024), 1), 1);
+    }
 }
