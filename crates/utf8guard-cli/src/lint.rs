@@ -7,7 +7,8 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use utf8guard::corrected::{self, Finding};
+use utf8guard::corrected::{self, Finding, Rule};
+use utf8guard::ErrorKind;
 
 use crate::json;
 
@@ -44,7 +45,9 @@ characters, an ill-formed sequence or a reserved FE/FF run as one. The
 final-newline finding is placed at the end of the file.
 
 Inputs: files, or `-` (or none) for standard input, named `-`. Each is read
-whole into memory.
+in pieces, in constant memory, and its findings are printed as they are
+found (with --json, each input's findings are held until its line is
+written).
 
 JSON (--json): one object per input and per line, e.g.
   {\"path\":\"notes.txt\",\"status\":\"findings\",\"bytes\":7,\"findings\":[
@@ -118,63 +121,272 @@ enum Verdict {
 fn report(path: &Path, as_json: bool, out: &mut impl Write) -> io::Result<Verdict> {
     let name = path.display().to_string();
     let mut text = String::new();
-    let verdict = match read(path) {
-        Ok(bytes) if as_json => {
-            let findings: Vec<Finding> = corrected::lint(&bytes).collect();
-            render_json(&name, Ok((bytes.len(), &findings)), &mut text);
-            out.write_all(text.as_bytes())?;
-            if findings.is_empty() {
-                Verdict::Clean
-            } else {
-                Verdict::Findings
-            }
+    let input = open(path).map_err(Failure::Read);
+    let verdict = if as_json {
+        // The object names its status and length before its findings: they
+        // wait in memory, the input's bytes do not.
+        let mut findings = Vec::new();
+        let linted = input.and_then(|reader| {
+            lint_stream(reader, PIECE, |f| {
+                findings.push(f);
+                Ok(())
+            })
+        });
+        let (verdict, result) = match linted {
+            Ok(len) if findings.is_empty() => (Verdict::Clean, Ok(len)),
+            Ok(len) => (Verdict::Findings, Ok(len)),
+            Err(Failure::Read(reason)) => (Verdict::Unreadable, Err(reason)),
+            Err(Failure::Write(e)) => return Err(e),
+        };
+        match &result {
+            Ok(len) => render_json(&name, Ok((*len, &findings)), &mut text),
+            Err(reason) => render_json(&name, Err(reason), &mut text),
         }
-        Ok(bytes) => {
-            let mut verdict = Verdict::Clean;
-            for f in corrected::lint(&bytes) {
+        out.write_all(text.as_bytes())?;
+        verdict
+    } else {
+        let mut verdict = Verdict::Clean;
+        let linted = input.and_then(|reader| {
+            lint_stream(reader, PIECE, |f| {
                 verdict = Verdict::Findings;
                 text.clear();
                 render_text(&name, &f, &mut text);
-                out.write_all(text.as_bytes())?;
+                out.write_all(text.as_bytes())
+            })
+        });
+        match linted {
+            Ok(_) => verdict,
+            Err(Failure::Read(reason)) => {
+                // What is reported already goes out first, so that the two
+                // streams interleave in order on a terminal.
+                out.flush()?;
+                eprintln!("utf8guard: {name}: {reason}");
+                Verdict::Unreadable
             }
-            verdict
-        }
-        Err(reason) if as_json => {
-            render_json(&name, Err(&reason), &mut text);
-            out.write_all(text.as_bytes())?;
-            Verdict::Unreadable
-        }
-        Err(reason) => {
-            // What is reported already goes out first, so that the two
-            // streams interleave in order on a terminal.
-            out.flush()?;
-            eprintln!("utf8guard: {name}: {reason}");
-            Verdict::Unreadable
+            Err(Failure::Write(e)) => return Err(e),
         }
     };
     out.flush()?;
     Ok(verdict)
 }
 
-/// The whole input, or why it cannot be read.
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    let result = if path.as_os_str() == "-" {
+/// Why linting an input stopped.
+enum Failure {
+    /// The input could not be read: the reason.
+    Read(String),
+    /// The report could not be written.
+    Write(io::Error),
+}
+
+/// The input, opened, or why it cannot be.
+fn open(path: &Path) -> Result<Box<dyn Read>, String> {
+    if path.as_os_str() == "-" {
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
         }
         crate::pipe::widen(io::stdin());
-        io::stdin().lock().read_to_end(&mut bytes)
-    } else {
-        let mut file = File::open(path).map_err(|e| crate::io_message(&e))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err("is a directory".into());
-        }
-        crate::pipe::widen(&file);
-        file.read_to_end(&mut bytes)
+        return Ok(Box::new(io::stdin().lock()));
+    }
+    let file = File::open(path).map_err(|e| crate::io_message(&e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err("is a directory".into());
+    }
+    crate::pipe::widen(&file);
+    Ok(Box::new(file))
+}
+
+/// Bytes asked of each read, and the least that a piece holds before it is
+/// linted (the last piece may hold less).
+const PIECE: usize = 256 << 10;
+
+/// `true` for a continuation byte, `80..BF`.
+fn is_cont(b: u8) -> bool {
+    (0x80..=0xBF).contains(&b)
+}
+
+/// Lints what `reader` gives, read `piece` bytes at a time, in pieces of
+/// about that size, in memory bounded by a few pieces, and gives `emit` the findings that
+/// [`corrected::lint`] finds in the whole input, in order; returns the
+/// input's length.
+///
+/// A piece ends where an item of the decoding starts, so that its items
+/// are the whole input's: before a byte other than a continuation byte,
+/// inside a run of stray continuation bytes (each an item of its own), or
+/// inside a reserved run, whose rest is then skipped (it breaks no rule
+/// and counts as one column). A piece after the first is linted after a
+/// 0A byte, so that its start is not taken for the start of a document
+/// (the magic number, or a prefix of it at the end of the input).
+fn lint_stream(
+    mut reader: impl Read,
+    piece: usize,
+    mut emit: impl FnMut(Finding) -> io::Result<()>,
+) -> Result<u64, Failure> {
+    let mut lint = Pieces {
+        data: vec![b'\n'],
+        base: 0,
+        started: false,
+        line: 1,
+        column: 1,
+        in_run: false,
+        final_newline: None,
     };
-    result.map_err(|e| format!("read error: {}", crate::io_message(&e)))?;
-    Ok(bytes)
+    let mut emit = |f| emit(f).map_err(Failure::Write);
+    loop {
+        let len = lint.data.len();
+        lint.data.resize(len + piece, 0);
+        let read = loop {
+            match reader.read(&mut lint.data[len..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        lint.data.truncate(len + *read.as_ref().unwrap_or(&0));
+        match read {
+            Ok(0) => {
+                lint.finish(&mut emit)?;
+                return Ok(lint.base);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let reason = format!("read error: {}", crate::io_message(&e));
+                return Err(Failure::Read(reason));
+            }
+        }
+        lint.skip_run();
+        while lint.data.len() > piece {
+            let Some((end, in_run)) = lint.cut() else {
+                break;
+            };
+            lint.lint(end, false, &mut emit)?;
+            lint.in_run = in_run;
+            lint.skip_run();
+        }
+    }
+}
+
+/// The state of [`lint_stream`] between pieces.
+struct Pieces {
+    /// A 0A byte, then the input not linted yet.
+    data: Vec<u8>,
+    /// The offset in the input of `data[1]`.
+    base: u64,
+    /// A piece was linted: `data[1]` is not the start of the input.
+    started: bool,
+    /// Line and column of `data[1]`.
+    line: usize,
+    column: usize,
+    /// `data[1..]` starts with the rest of a reserved run already linted.
+    in_run: bool,
+    /// The final-newline finding of the last piece, held back: it is the
+    /// input's if the input ends there.
+    final_newline: Option<Finding>,
+}
+
+impl Pieces {
+    /// Drops the continuation bytes of a reserved run that a piece ended
+    /// in, up to the next item.
+    fn skip_run(&mut self) {
+        if !self.in_run {
+            return;
+        }
+        let run = self.data[1..].iter().take_while(|&&b| is_cont(b)).count();
+        self.data.drain(1..1 + run);
+        self.base += run as u64;
+        self.in_run = self.data.len() == 1;
+    }
+
+    /// Where the next piece can end (an index of `data`), and whether it
+    /// ends inside a reserved run; `None` when it cannot yet.
+    fn cut(&self) -> Option<(usize, bool)> {
+        let bytes = &self.data[1..];
+        // The magic number stays whole in the first piece.
+        let least = if self.started { 1 } else { 8 };
+        if bytes.len() <= least {
+            return None;
+        }
+        match bytes.iter().rposition(|&b| !is_cont(b)) {
+            // Stray continuation bytes, each an item of its own.
+            None => Some((bytes.len(), false)),
+            Some(q) if bytes[q] >= 0xFE => Some((bytes.len() + 1, true)),
+            // An item is at most 6 bytes long: the bytes after it are stray.
+            Some(q) if bytes.len() > q + 8 => Some((bytes.len(), false)),
+            Some(q) if q >= least => Some((q + 1, false)),
+            Some(_) => None,
+        }
+    }
+
+    /// Lints `data[1..end]`, the `last` piece or not, and drops it.
+    fn lint(
+        &mut self,
+        end: usize,
+        last: bool,
+        emit: &mut impl FnMut(Finding) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        let first = !self.started;
+        self.started = true;
+        self.final_newline = None;
+        // The first piece as it is; the others after the 0A of data[0].
+        let (bytes, shift) = if first {
+            (&self.data[1..end], 0)
+        } else {
+            (&self.data[..end], 1)
+        };
+        let piece_end = self.base + (end - 1) as u64;
+        let mut end_at = None;
+        for mut f in corrected::lint(bytes) {
+            if !first {
+                if f.rule == Rule::MagicNumber {
+                    continue;
+                }
+                // Line 1 is data[0]'s; line 2 goes on the line of data[1].
+                (f.line, f.column) = if f.line == 2 {
+                    (self.line, self.column + f.column - 1)
+                } else {
+                    (self.line + f.line - 2, f.column)
+                };
+            }
+            f.offset = (self.base + (f.offset - shift) as u64) as usize;
+            if !last {
+                if f.rule == Rule::FinalNewline {
+                    end_at = Some((f.line, f.column));
+                    self.final_newline = Some(f);
+                    continue;
+                }
+                // The piece ends before a byte that is not a continuation
+                // byte: the sequence is cut short, not by the end.
+                if f.rule == Rule::IllFormed(ErrorKind::Incomplete)
+                    && (f.offset + f.len) as u64 == piece_end
+                {
+                    f.rule = Rule::IllFormed(ErrorKind::TooShort);
+                }
+            }
+            emit(f)?;
+        }
+        // Without a final-newline finding, the piece ends after a 0A.
+        let newlines = self.data[1..end].iter().filter(|&&b| b == b'\n').count();
+        (self.line, self.column) = end_at.unwrap_or((self.line + newlines, 1));
+        self.base = piece_end;
+        self.data.drain(1..end);
+        Ok(())
+    }
+
+    /// Lints the rest, at the end of the input.
+    fn finish(
+        &mut self,
+        emit: &mut impl FnMut(Finding) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        if self.data.len() > 1 || !self.started {
+            return self.lint(self.data.len(), true, emit);
+        }
+        // The input ended with the last piece, or in its reserved run.
+        match self.final_newline.take() {
+            Some(mut f) => {
+                f.offset = self.base as usize;
+                emit(f)
+            }
+            None => Ok(()),
+        }
+    }
 }
 
 fn render_text(name: &str, f: &Finding, out: &mut String) {
@@ -190,7 +402,7 @@ fn render_text(name: &str, f: &Finding, out: &mut String) {
     );
 }
 
-fn render_json(name: &str, result: Result<(usize, &[Finding]), &String>, out: &mut String) {
+fn render_json(name: &str, result: Result<(u64, &[Finding]), &String>, out: &mut String) {
     out.push('{');
     json::push_key(out, "path", true);
     json::push_str(out, name);
@@ -241,4 +453,84 @@ fn render_json(name: &str, result: Result<(usize, &[Finding]), &String>, out: &m
         }
     }
     out.push_str("}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use utf8guard::corrected::MAGIC_NUMBER;
+
+    /// A reader that gives at most `most` bytes per read.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        most: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.most).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn streamed(bytes: &[u8], piece: usize, most: usize) -> (u64, Vec<Finding>) {
+        let mut found = Vec::new();
+        let reader = Trickle { bytes, most };
+        let Ok(len) = lint_stream(reader, piece, |f| {
+            found.push(f);
+            Ok(())
+        }) else {
+            panic!("a read or write failed");
+        };
+        (len, found)
+    }
+
+    /// Inputs made of the bytes that start, continue, break and end the
+    /// items of Corrected UTF-8, the magic number anywhere, runs of stray
+    /// continuation bytes and reserved runs: linted in pieces of any size,
+    /// read in any sizes, the findings of the whole input.
+    #[test]
+    fn pieces_find_what_the_whole_input_has() {
+        const BYTES: &[u8] = &[
+            b'a', b'\n', b'\r', b'\t', 0, 0x80, 0xBF, 0xB7, 0x9D, 0xB2, 0xAE, 0xC3, 0xC0, 0xE2,
+            0xED, 0xEF, 0xF0, 0xF4, 0xF8, 0xFC, 0xFE, 0xFF,
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..4000 {
+            let len = next(70);
+            let mut doc = Vec::new();
+            if round % 3 == 0 {
+                doc.extend_from_slice(&MAGIC_NUMBER[..8 - next(3)]);
+            }
+            while doc.len() < len {
+                match next(12) {
+                    0 => doc.extend_from_slice(&MAGIC_NUMBER),
+                    1 => doc.extend(std::iter::repeat_n(0x80, next(20))),
+                    2 => {
+                        doc.push(0xFE);
+                        doc.extend(std::iter::repeat_n(0xBF, next(30)));
+                    }
+                    _ => doc.push(BYTES[next(BYTES.len())]),
+                }
+            }
+            let whole = (doc.len() as u64, corrected::lint(&doc).collect::<Vec<_>>());
+            for piece in [1, 2, 3, 5, 9, 17, 64] {
+                for most in [1, 3, 64] {
+                    assert_eq!(
+                        streamed(&doc, piece, most),
+                        whole,
+                        "{doc:02X?}: pieces of {piece}, reads of {most}"
+                    );
+                }
+            }
+        }
+    }
 }

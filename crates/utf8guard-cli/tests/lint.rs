@@ -105,3 +105,28 @@ fn an_unreadable_input_is_status_2_and_the_others_are_checked() {
             bad.display()
         ));
 }
+
+/// A long input is linted in pieces, in bounded memory: 300 MB of lines
+/// under a 150 MB address-space limit (it was read whole, and `lint
+/// /dev/zero` grew until memory ran out).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_long_input_is_linted_in_bounded_memory() {
+    let bin = env!("CARGO_BIN_EXE_utf8guard");
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "yes 'une ligne' | head -c 300000000 | (ulimit -v 150000; exec \"$0\" lint)",
+            bin,
+        ])
+        .env_remove("UTF8GUARD_KERNEL")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "-:1:1: SHOULD (magic-number) at byte 0: the file does not start with the magic \
+         number EF B7 9D ED B2 AE 00 0A\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
