@@ -131,15 +131,18 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         }
         _ => {
             // A stream: the bytes read to choose go first to the check.
-            let mut reader: Box<dyn Read> = match input {
+            let file;
+            let (mut reader, ready): (Box<dyn Read>, Box<dyn Fn() -> bool>) = match input {
                 Input::Stdin => {
                     crate::pipe::widen(io::stdin());
-                    Box::new(io::stdin().lock())
+                    let ready = || crate::stream::ready(&io::stdin());
+                    (Box::new(io::stdin().lock()), Box::new(ready))
                 }
                 _ => match File::open(path) {
                     Ok(f) => {
                         crate::pipe::widen(&f);
-                        Box::new(f)
+                        file = f;
+                        (Box::new(&file), Box::new(|| crate::stream::ready(&file)))
                     }
                     Err(e) => return failed(e),
                 },
@@ -153,7 +156,7 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
                 Err(reason) => return Outcome::failed(path, reason),
             };
             let reader = Cursor::new(head).chain(reader);
-            let mut outcome = crate::stream::check_reader(reader, outcome, &opts, progress);
+            let mut outcome = crate::stream::check_reader(reader, outcome, &opts, progress, &ready);
             outcome.note = note;
             outcome
         }

@@ -225,7 +225,8 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     }
     if !meta.is_file() {
         crate::pipe::widen(&file);
-        return crate::stream::check_reader(file, outcome, opts, progress);
+        let ready = || crate::stream::ready(&file);
+        return crate::stream::check_reader(&file, outcome, opts, progress, &ready);
     }
     if meta.len() >= MMAP_MIN {
         if let Ok(map) = map(&file, 0, meta.len(), opts.parallel) {
@@ -269,7 +270,14 @@ pub fn check_stdin(opts: &ScanOptions, progress: &Progress) -> Outcome {
         return outcome;
     }
     crate::pipe::widen(std::io::stdin());
-    crate::stream::check_reader(std::io::stdin().lock(), Outcome::stdin(), opts, progress)
+    let ready = || crate::stream::ready(&std::io::stdin());
+    crate::stream::check_reader(
+        std::io::stdin().lock(),
+        Outcome::stdin(),
+        opts,
+        progress,
+        &ready,
+    )
 }
 
 /// The mapped path of [`check_stdin`]: `None` when standard input is not a

@@ -61,10 +61,12 @@ Inputs:
   - A stream (standard input, a FIFO, a device) is read until its end, or
     until the errors to report are found: the first one, or as many as
     --all or --max-errors asks for. What follows is not read (a stream may
-    never end, as /dev/urandom does), so whether more errors follow is not
-    known: the report says they may. A program writing into the pipe then
-    sees it closed, as with `head`. A stream without errors is read to its
-    end, however long that takes.
+    never end, as /dev/urandom does), but for the rest of the last read and
+    one read more if it does not wait: when these hold another error or the
+    stream's end, the report says whether more errors follow; otherwise it
+    is not known, and the report says they may. A program writing into the
+    pipe then sees it closed, as with `head`. A stream without errors is
+    read to its end, however long that takes.
   - A missing path, a file or directory without read permission, a socket,
     a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
     With --json the line is a JSON object with status \"error\" instead.

@@ -9,8 +9,9 @@
 //! stops once the errors to report are found (and the context of the last
 //! one is complete): a stream may never end (`/dev/urandom`, a pipe from a
 //! program that goes on writing), so whether more errors follow is left
-//! unknown ([`More::Unknown`]) rather than read for. A writer into a pipe
-//! then sees it closed, as it would with `head`.
+//! unknown ([`More::Unknown`]) rather than read for, unless what was read
+//! (with one read more, when it does not wait) shows another error or the
+//! end. A writer into a pipe then sees it closed, as it would with `head`.
 //!
 //! For the hint that names the other dialects accepting all of an invalid
 //! input, the first [`HINT_HEAD`] bytes are kept: a stream read to its end
@@ -44,12 +45,15 @@ const TAIL: usize = CONTEXT_BEFORE + 8;
 pub const HINT_HEAD: usize = crate::check::MMAP_MIN as usize;
 
 /// Reads `reader` until its end or until the report is settled, and fills
-/// in `outcome` (named by the caller).
+/// in `outcome` (named by the caller). `ready` tells whether a read would
+/// not wait: with the report full, the stream is read once more if so,
+/// to tell whether more errors follow (its end, or an error, may be there).
 pub fn check_reader<R: Read>(
     mut reader: R,
     mut outcome: Outcome,
     opts: &ScanOptions,
     progress: &Progress,
+    ready: &dyn Fn() -> bool,
 ) -> Outcome {
     let mut scan = StreamScan::new(*opts);
     let mut buf = vec![0u8; CHUNK];
@@ -57,16 +61,25 @@ pub fn check_reader<R: Read>(
     // and for the hint on the other dialects.
     let mut head = Vec::new();
     let head_max = if opts.hints { HINT_HEAD } else { sniff::HEAD };
+    let mut peeked = false;
     loop {
         match reader.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => {
+                scan.ended = true;
+                break;
+            }
             Ok(n) => {
                 let take = n.min(head_max - head.len());
                 head.extend_from_slice(&buf[..take]);
                 progress.inc(n as u64);
                 scan.feed(&buf[..n]);
                 if scan.settled() {
-                    break;
+                    // One read more at most, and only one that does not wait
+                    // (its end makes the hints on the whole input possible).
+                    if peeked || !opts.look_for_more || !ready() {
+                        break;
+                    }
+                    peeked = true;
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -85,14 +98,42 @@ pub fn check_reader<R: Read>(
     outcome.dialect = opts.dialect;
     if opts.dialect == Dialect::Corrected {
         outcome.reserved_run = scan.reserved_run;
+        if scan.ended && !scan.more_found {
+            // No more errors: what follows the last one counts too.
+            outcome.reserved_run = outcome.reserved_run.or(scan.rest_reserved_run);
+        }
     }
-    let read_whole = !scan.stopped && scan.total == head.len() as u64;
+    // (Its end was read, even when the report was full before it.)
+    let read_whole = scan.ended && scan.total == head.len() as u64;
     (outcome.status, outcome.counts) = scan.end();
     outcome.look_at_head(&head);
     if opts.hints && read_whole && matches!(outcome.status, Status::Invalid { .. }) {
         outcome.valid_in = family::accepting(opts.dialect, &head, false);
     }
     outcome
+}
+
+/// Whether a read of `source` would not wait (its data, or its end, is
+/// there), within 20 ms: a writer that has written all it had is usually
+/// gone by then, and a stream that stays open costs no more.
+#[cfg(unix)]
+pub fn ready<F: std::os::fd::AsFd>(source: &F) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: source.as_fd().as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, alive for the call, of a descriptor `source`
+    // keeps open.
+    let n = unsafe { libc::poll(&mut poll, 1, 20) };
+    n == 1 && poll.revents & (libc::POLLIN | libc::POLLHUP) != 0
+}
+
+/// Elsewhere it is not known: the stream is not read further.
+#[cfg(not(unix))]
+pub fn ready<F>(_: &F) -> bool {
+    false
 }
 
 /// A validator of `dialect` for the rest of a stream after an error: in
@@ -122,8 +163,18 @@ struct StreamScan {
     cursor: Cursor,
     counts: CharCounts,
     findings: Vec<Finding>,
-    /// Reading stopped when the report was full, before the end.
+    /// The report was full: the rest is only checked for whether more
+    /// errors follow.
     stopped: bool,
+    /// With the report full, the check of what follows the last error.
+    rest: Option<StreamValidator>,
+    /// `rest` found an error: more errors follow.
+    more_found: bool,
+    /// The stream was read to its end.
+    ended: bool,
+    /// In Corrected UTF-8, the stream offset of the first reserved run in
+    /// what `rest` checked.
+    rest_reserved_run: Option<u64>,
     /// In Corrected UTF-8, the stream offset of the first reserved run in
     /// the bytes accepted.
     reserved_run: Option<u64>,
@@ -141,6 +192,10 @@ impl StreamScan {
             counts: CharCounts::default(),
             findings: Vec::new(),
             stopped: false,
+            rest: None,
+            more_found: false,
+            ended: false,
+            rest_reserved_run: None,
             reserved_run: None,
         }
     }
@@ -160,6 +215,9 @@ impl StreamScan {
         self.fill_context(chunk);
         if self.validator.is_some() {
             self.validate(chunk);
+        } else if let Some(rest) = self.rest.as_mut() {
+            self.more_found |= rest.update(chunk).is_err();
+            self.note_rest_run(chunk, self.total);
         }
         self.total += chunk.len() as u64;
         if chunk.len() >= TAIL {
@@ -220,17 +278,8 @@ impl StreamScan {
                 context: context.1,
             });
             self.cursor.advance_invalid();
-            if self.findings.len() == self.opts.max_errors {
-                // The report is full: reading on could only tell whether
-                // more errors follow, and a stream may never end.
-                self.validator = None;
-                self.stopped = true;
-                return;
-            }
             // Go on right after the invalid sequence.
             let resume = at + len as u64;
-            self.validator = Some(resumed(self.opts.dialect));
-            self.base = resume - 1;
             if resume >= data_start {
                 data = &data[(resume - data_start) as usize..];
             } else {
@@ -239,6 +288,28 @@ impl StreamScan {
                 data = &owned;
             }
             data_start = resume;
+            if self.findings.len() == self.opts.max_errors {
+                // The report is full: reading on could only tell whether
+                // more errors follow, and a stream may never end. What is
+                // read already is checked for that.
+                self.validator = None;
+                self.stopped = true;
+                let mut rest = resumed(self.opts.dialect);
+                self.more_found = rest.update(data).is_err();
+                self.rest = Some(rest);
+                self.note_rest_run(data, data_start);
+                return;
+            }
+            self.validator = Some(resumed(self.opts.dialect));
+            self.base = resume - 1;
+        }
+    }
+
+    /// Notes the first reserved run in `bytes`, from stream offset `start`,
+    /// checked by `rest` (meaningful only if it finds no error).
+    fn note_rest_run(&mut self, bytes: &[u8], start: u64) {
+        if self.opts.dialect == Dialect::Corrected && self.rest_reserved_run.is_none() {
+            self.rest_reserved_run = family::first_reserved_run(bytes).map(|i| start + i as u64);
         }
     }
 
@@ -312,10 +383,16 @@ impl StreamScan {
         } else {
             Status::Invalid {
                 findings: self.findings,
-                more: if self.stopped {
-                    More::Unknown
-                } else {
-                    More::No
+                more: match self.rest {
+                    _ if self.more_found => More::Yes,
+                    // Read to its end: an unfinished sequence there is one
+                    // more error.
+                    Some(rest) if self.ended => match rest.finish() {
+                        Ok(()) => More::No,
+                        Err(_) => More::Yes,
+                    },
+                    _ if self.stopped => More::Unknown,
+                    _ => More::No,
                 },
             }
         };
@@ -395,30 +472,45 @@ mod tests {
         for input in inputs {
             for (max, more) in [(usize::MAX, true), (1, false), (1, true), (2, true)] {
                 let expected = scan_slice(input, &opts(max, more), &Progress::disabled());
-                let (expected_findings, expected_more) = summary(&expected.0);
-                for step in 1..=input.len().max(1) + 1 {
+                let (expected_findings, _) = summary(&expected.0);
+                let truth = scan_slice(input, &opts(max, true), &Progress::disabled());
+                let (_, more_truth) = summary(&truth.0);
+                for (step, ready) in
+                    (1..=input.len().max(1) + 1).flat_map(|s| [(s, true), (s, false)])
+                {
                     let reader = Trickle { data: input, step };
                     let outcome = check_reader(
                         reader,
                         Outcome::named(Path::new("x")),
                         &opts(max, more),
                         &Progress::disabled(),
+                        &|| ready,
                     );
                     let (findings, streamed_more) = summary(&outcome.status);
-                    let case = format!("input {input:02X?}, step {step}, max {max}, more {more}");
+                    let case = format!(
+                        "input {input:02X?}, step {step}, max {max}, more {more}, ready {ready}"
+                    );
                     assert_eq!(findings, expected_findings, "{case}");
                     if streamed_more == More::Unknown {
                         // Reading stopped with the report full: the rest
-                        // is not read, whether more follow is not known.
+                        // is not read (but once, when that does not
+                        // wait), whether more follow is not known.
                         assert_eq!(findings.len(), max, "{case}");
                         let last = findings.last().unwrap();
                         let read_at_least = (last.4 + last.5.len() as u64).max(last.0 + 1);
+                        let reads = if ready && more { 2 } else { 1 };
                         assert!(outcome.bytes >= read_at_least, "{case}");
-                        assert!(outcome.bytes < read_at_least + step as u64, "{case}");
+                        assert!(
+                            outcome.bytes < read_at_least + reads * step as u64,
+                            "{case}"
+                        );
                     } else {
-                        assert_eq!(streamed_more, expected_more, "{case}");
-                        assert_eq!(outcome.bytes, input.len() as u64, "{case}");
-                        assert_eq!(outcome.counts, expected.1, "{case}");
+                        // Known from what was read, or read to the end.
+                        assert_eq!(streamed_more, more_truth, "{case}");
+                        if findings.len() < max {
+                            assert_eq!(outcome.bytes, input.len() as u64, "{case}");
+                            assert_eq!(outcome.counts, expected.1, "{case}");
+                        }
                     }
                 }
             }
@@ -438,16 +530,35 @@ mod tests {
     #[test]
     fn an_endless_stream_stops_once_the_report_is_full() {
         for max in [1, 2, 1000] {
+            // More errors in what was read: they follow.
             let outcome = check_reader(
                 Endless(0xFF),
                 Outcome::named(Path::new("x")),
                 &opts(max, true),
                 &Progress::disabled(),
+                &|| true,
             );
             let (findings, more) = summary(&outcome.status);
             assert_eq!(findings.len(), max);
-            assert_eq!(more, More::Unknown);
-            assert_eq!(outcome.bytes, CHUNK as u64);
+            assert_eq!(more, More::Yes);
+            // (With one read more, for the end that might be there.)
+            assert_eq!(outcome.bytes, 2 * CHUNK as u64);
+            // None there, nor in one more read when it does not wait: it
+            // is not known whether some follow.
+            for (ready, reads) in [(true, 2), (false, 1)] {
+                let errors = b"\xFF".repeat(max);
+                let outcome = check_reader(
+                    io::Cursor::new(&errors).chain(Endless(b'a')),
+                    Outcome::named(Path::new("x")),
+                    &opts(max, true),
+                    &Progress::disabled(),
+                    &|| ready,
+                );
+                let (findings, more) = summary(&outcome.status);
+                assert_eq!(findings.len(), max);
+                assert_eq!(more, More::Unknown);
+                assert_eq!(outcome.bytes, (max + reads * CHUNK) as u64);
+            }
         }
     }
 
@@ -463,6 +574,7 @@ mod tests {
             Outcome::stdin(),
             &opts(usize::MAX, true),
             &Progress::disabled(),
+            &|| true,
         );
         let (findings, more) = summary(&outcome.status);
         assert_eq!(more, More::No);

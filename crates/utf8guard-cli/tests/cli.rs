@@ -250,18 +250,49 @@ fn max_errors_limits_the_report_and_says_more_follow() {
     assert_eq!(reports[0]["more_errors"], false);
 }
 
-#[test]
-fn a_stream_stops_once_the_report_is_full() {
-    // Standard input: reading stops at the limit, whether more follow is
-    // not known (a stream may never end).
-    let mut input = b"ok\n".repeat(1000);
-    input.extend_from_slice(&[0xFF; 10]);
-    let output = cmd()
-        .args(["-m", "2", "-"])
-        .write_stdin(input.clone())
+/// Runs the command with `args` on a pipe that holds `input` and is
+/// closed (`open`: false) or kept open by a writer that writes no more.
+#[cfg(unix)]
+fn on_a_pipe(args: &[&str], input: &[u8], open: bool) -> std::process::Output {
+    use std::io::Write;
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    writer.write_all(input).unwrap();
+    let kept = open.then_some(writer);
+    let output = StdCommand::new(BIN)
+        .args(args)
+        .env_remove("UTF8GUARD_KERNEL")
+        .stdin(reader)
         .output()
         .unwrap();
+    drop(kept);
+    output
+}
+
+#[cfg(unix)]
+#[test]
+fn a_stream_stops_once_the_report_is_full() {
+    // Reading stops at the limit. A pipe whose end was read says whether
+    // more errors follow; one that stays open does not tell (a stream may
+    // never end): the report says they may.
+    let mut input = b"ok\n".repeat(1000);
+    input.extend_from_slice(&[0xFF; 10]);
+    let output = on_a_pipe(&["-m", "2", "-"], &input, false);
     assert_eq!(output.status.code(), Some(1));
+    let text = stdout_of(&output);
+    assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 2);
+    assert!(
+        text.ends_with("-: more errors follow (the report stops at --max-errors 2)\n"),
+        "{text}"
+    );
+    // More errors in what was read: they follow, open pipe or not.
+    let output = on_a_pipe(&["-m", "2", "-"], &input, true);
+    assert!(stdout_of(&output)
+        .ends_with("-: more errors follow (the report stops at --max-errors 2)\n"));
+    // None in what was read, on a pipe that stays open: not known.
+    let mut two = b"ok\n".repeat(1000);
+    two.extend_from_slice(&[0xFF; 2]);
+    two.extend_from_slice(&b"ok\n".repeat(10));
+    let output = on_a_pipe(&["-m", "2", "-"], &two, true);
     let text = stdout_of(&output);
     assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 2);
     assert!(
@@ -270,14 +301,22 @@ fn a_stream_stops_once_the_report_is_full() {
         ),
         "{text}"
     );
-    let output = cmd()
-        .args(["--json", "-"])
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    let reports = json_lines(&stdout_of(&output));
-    assert_eq!(reports[0]["more_errors"], Value::Null);
-    assert_eq!(json_errors(&reports[0]), [(3000, Some(1), 1001, 1)]);
+    // As many as there are: nothing more follows.
+    let output = on_a_pipe(&["-m", "10", "-"], &input, false);
+    let text = stdout_of(&output);
+    assert_eq!(text.matches(": invalid UTF-8 at byte ").count(), 10);
+    assert!(!text.contains("more errors"), "{text}");
+    // In JSON: true, false, or null when not known.
+    for (args, open, more) in [
+        (&["--json", "-"][..], false, Value::Bool(true)),
+        (&["--json", "-m", "10", "-"], false, Value::Bool(false)),
+        (&["--json", "-m", "2", "-"], true, Value::Null),
+    ] {
+        let output = on_a_pipe(args, if open { &two } else { &input }, open);
+        let reports = json_lines(&stdout_of(&output));
+        assert_eq!(reports[0]["more_errors"], more, "{args:?}, open {open}");
+        assert_eq!(json_errors(&reports[0])[0], (3000, Some(1), 1001, 1));
+    }
 }
 
 /// Runs `command` and waits at most `limit` for it to end; `None` if it

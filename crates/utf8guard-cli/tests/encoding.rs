@@ -77,8 +77,19 @@ fn check_both(encoding: &str, bytes: &[u8], args: &[&str]) -> (i32, Value) {
         )
     };
     let (code, file) = run(cmd().arg(&path));
-    // A pipe: streamed.
-    let (stdin_code, mut stdin) = run(cmd().write_stdin(bytes));
+    // A pipe, written and closed: streamed, to its end.
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    std::io::Write::write_all(&mut writer, bytes).unwrap();
+    drop(writer);
+    let mut piped = StdCommand::new(env!("CARGO_BIN_EXE_utf8guard"));
+    piped.env_remove("UTF8GUARD_KERNEL").stdin(reader);
+    let (stdin_code, mut stdin) = json_report(
+        &piped
+            .args(["--json", "--encoding", encoding])
+            .args(args)
+            .output()
+            .unwrap(),
+    );
     assert_eq!(stdin_code, code, "{encoding} {bytes:02X?}");
     stdin["path"] = file["path"].clone();
     if stdin["more_errors"].is_null() {
@@ -724,9 +735,16 @@ fn repair_refuses_another_encoding() {
 fn the_command_guide_shows_the_report_as_it_is() {
     let guide = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/CLI.md"))
         .unwrap();
-    let output = cmd()
+    // A pipe, written and closed, as printf leaves it.
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    writer
+        .write_all(b"a\xED\xA0\xBDb \xF0\x9F\x98\x80")
+        .unwrap();
+    drop(writer);
+    let output = StdCommand::new(env!("CARGO_BIN_EXE_utf8guard"))
+        .env_remove("UTF8GUARD_KERNEL")
         .args(["--encoding", "cesu-8"])
-        .write_stdin(&b"a\xED\xA0\xBDb \xF0\x9F\x98\x80"[..])
+        .stdin(reader)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
