@@ -159,9 +159,14 @@ impl Finding {
                     "{first:02X} never appears in {name}, which has no sequences of 7 bytes \
                      or more"
                 ),
+                // FE and FF never encoded anything, even in RFC 2279.
+                _ if first >= 0xFE => format!(
+                    "{first:02X} never appears in {name}: FE and FF start no sequence, not \
+                     even in RFC 2279"
+                ),
                 _ => format!(
-                    "{first:02X} never appears in {name} (F5..FF would encode values above \
-                     U+10FFFF)"
+                    "{first:02X} never appears in {name} (F5..FD would start sequences for \
+                     values above U+10FFFF)"
                 ),
             },
             ErrorKind::Overlong => match first {
@@ -1027,7 +1032,10 @@ mod tests {
         let cases: &[(&[u8], &str)] = &[
             (b"a\x80", "80 is a continuation byte (80..BF) where a character must start"),
             (b"\xC0\xAF", "C0 never appears in UTF-8: it could only start an overlong 2-byte form"),
-            (b"\xFF", "FF never appears in UTF-8 (F5..FF would encode values above U+10FFFF)"),
+            (b"\xFF", "FF never appears in UTF-8: FE and FF start no sequence, not even in RFC 2279"),
+            (b"\xFE", "FE never appears in UTF-8: FE and FF start no sequence, not even in RFC 2279"),
+            (b"\xF5", "F5 never appears in UTF-8 (F5..FD would start sequences for values above U+10FFFF)"),
+            (b"\xFD", "FD never appears in UTF-8 (F5..FD would start sequences for values above U+10FFFF)"),
             (b"\xE0\x80\x80", "E0 80 would encode a code point below U+0800 in 3 bytes (after E0 comes A0..BF)"),
             (b"\xF0\x8F\xBF\xBF", "F0 8F would encode a code point below U+10000 in 4 bytes (after F0 comes 90..BF)"),
             (b"\xED\xA0\x80", "ED A0 would encode a UTF-16 surrogate, U+D800..U+DFFF (after ED comes 80..9F)"),
