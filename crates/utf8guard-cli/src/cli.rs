@@ -98,8 +98,10 @@ it is well formed at offset 0 only), and a column counts the encoding's
 sequences as written (a CESU-8 surrogate pair counts as 2, a reserved FE/FF
 run of Corrected UTF-8 as 1). The first error of an input gets one more
 hint: which other encodings accept the whole input, from the most specific
-(for a stream, only when it ends within its first 1 MiB), or that it starts
-with Corrected UTF-8's magic number.
+(for a stream, only when it ends within its first 1 MiB; Corrected UTF-8
+only when the input starts with its magic number or has a sequence of its
+own other than a reserved FE/FF run, since FE and FF are more often
+Latin-1's þ and ÿ), or that it starts with Corrected UTF-8's magic number.
 
 JSON (--json): JSON Lines, one object per input, each on its own line (the
 output is not one JSON document: `jq -s .` makes it an array), in the order

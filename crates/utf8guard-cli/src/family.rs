@@ -155,6 +155,7 @@ pub fn accepting(chosen: Dialect, bytes: &[u8], parallel: bool) -> Vec<Dialect> 
     let mut found: Vec<Dialect> = BY_SPECIFICITY
         .into_iter()
         .filter(|&d| d != chosen && check(d, bytes, true, parallel).is_none())
+        .filter(|&d| d != Dialect::Corrected || looks_corrected(bytes))
         .collect();
     if bytes.starts_with(&MAGIC) {
         if let Some(i) = found.iter().position(|&d| d == Dialect::Corrected) {
@@ -162,6 +163,31 @@ pub fn accepting(chosen: Dialect, bytes: &[u8], parallel: bool) -> Vec<Dialect> 
         }
     }
     found
+}
+
+/// Whether `bytes`, which Corrected UTF-8 accepts, looks like it: it starts
+/// with the magic number, or has a sequence of Corrected UTF-8 that UTF-8
+/// rejects, other than a reserved FE/FF run. Such runs alone are no sign:
+/// FE and FF are far more often Latin-1's 'þ' and 'ÿ'.
+fn looks_corrected(bytes: &[u8]) -> bool {
+    if bytes.starts_with(&MAGIC) {
+        return true;
+    }
+    // Where UTF-8 stops, a sequence of Corrected UTF-8 starts (they share
+    // their lead bytes): a reserved run, skipped, or a sign.
+    let mut rest = bytes;
+    while let Err(e) = std::str::from_utf8(rest) {
+        let at = e.valid_up_to();
+        if rest[at] < 0xFE {
+            return true;
+        }
+        let run = rest[at + 1..]
+            .iter()
+            .take_while(|&&b| b & 0xC0 == 0x80)
+            .count();
+        rest = &rest[at + 1 + run..];
+    }
+    false
 }
 
 /// The hint said once for an input that `chosen` rejects: which other
@@ -407,6 +433,15 @@ mod tests {
             )
         );
         assert_eq!(input_hint(Dialect::Corrected, &[], true), None);
+        // Latin-1's 'þ' and 'ÿ' are Corrected UTF-8's reserved runs: not
+        // a sign of it, where its own forms (here C0 80) and magic are.
+        assert_eq!(accepting(Dialect::Utf8, b"\xFEorn, \xFF\x80\n", false), []);
+        assert_eq!(
+            accepting(Dialect::Utf8, b"\xFEorn, \xC0\x80\n", false),
+            [Dialect::Corrected]
+        );
+        let doc = [&MAGIC[..], b"\xFEorn\n"].concat();
+        assert_eq!(accepting(Dialect::Utf8, &doc, false), [Dialect::Corrected]);
         assert_eq!(input_hint(Dialect::Utf8, &[], false), None);
     }
 }
