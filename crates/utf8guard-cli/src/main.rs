@@ -69,7 +69,12 @@ fn main() -> ExitCode {
             Err(message) => usage_error(&message),
             Ok(_) => convert::run(&args),
         },
-        Some(Command::Lint(args)) => lint::run(&args),
+        // Lint decodes without the kernels, but a kernel named wrongly is
+        // refused as everywhere else.
+        Some(Command::Lint(args)) => match choose_kernel(None) {
+            Err(message) => usage_error(&message),
+            Ok(_) => lint::run(&args),
+        },
         Some(Command::Check(args)) => run_check(&args),
         None => run_check(&cli.check),
     };

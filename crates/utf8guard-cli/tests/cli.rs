@@ -857,6 +857,25 @@ fn an_unknown_kernel_is_a_usage_error_not_a_panic() {
         .stderr(format!(
             "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; available: {available}\n"
         ));
+    // Every subcommand that validates refuses it, lint too.
+    let subcommands: [&[&str]; 4] = [
+        &["check"],
+        &["repair"],
+        &["convert", "-f", "utf-8", "-t", "utf-16le"],
+        &["lint"],
+    ];
+    for args in subcommands {
+        cmd()
+            .env("UTF8GUARD_KERNEL", "turbo")
+            .args(args)
+            .write_stdin("x")
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "utf8guard: UTF8GUARD_KERNEL=turbo: unknown kernel; available: {available}\n"
+            ));
+    }
     // --kernel wins over the environment.
     cmd()
         .env("UTF8GUARD_KERNEL", "turbo")
