@@ -5,9 +5,9 @@
 //!   `corrected-utf-8`;
 //! - a UTF-8 byte order mark (`EF BB BF`) is noted, and the input checked
 //!   as UTF-8 (the mark is U+FEFF, valid UTF-8);
-//! - a UTF-16 or UTF-32 byte order mark makes the input one that cannot be
-//!   checked: a single message says what it is, instead of an error per
-//!   zero byte;
+//! - a UTF-16 or UTF-32 byte order mark is checked as UTF-8, which it is
+//!   not (so that `-l` lists it among the files that are not UTF-8), with a
+//!   note that says what it is;
 //! - anything else is checked as UTF-8.
 
 use std::fs::File;
@@ -55,23 +55,19 @@ pub fn parse(name: &str) -> Result<Encoding, String> {
 /// The UTF-8 byte order mark.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// What the first bytes of an input choose.
+/// What the first bytes of an input choose: check as this dialect, with a
+/// note for the report, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Choice {
-    /// Check as this dialect, with a note for the report, if any.
-    Check(Dialect, Option<String>),
-    /// Do not check: the reason.
-    Refuse(String),
-}
+struct Choice(Dialect, Option<String>);
 
 /// The choice for an input that starts with `head` (its first 8 bytes, or
 /// all of it if shorter).
 fn choose(head: &[u8]) -> Choice {
     if head.starts_with(&MAGIC) {
-        return Choice::Check(Dialect::Corrected, None);
+        return Choice(Dialect::Corrected, None);
     }
     if head.starts_with(UTF8_BOM) {
-        return Choice::Check(
+        return Choice(
             Dialect::Utf8,
             Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into()),
         );
@@ -83,18 +79,20 @@ fn choose(head: &[u8]) -> Choice {
     {
         let convert = if encoding.starts_with("UTF-16") {
             format!(
-                "; `utf8guard convert --from {} --to utf-8` converts it",
+                ": `utf8guard convert --from {} --to utf-8` converts it",
                 encoding.to_ascii_lowercase()
             )
         } else {
             String::new()
         };
-        return Choice::Refuse(format!(
-            "{encoding} text (byte order mark {}), not UTF-8: not checked{convert}",
+        // Not UTF-8, rather than an input that cannot be read.
+        let note = format!(
+            "{encoding} text by its byte order mark ({}), not UTF-8{convert}",
             crate::report::hex(bom)
-        ));
+        );
+        return Choice(Dialect::Utf8, Some(note));
     }
-    Choice::Check(Dialect::Utf8, None)
+    Choice(Dialect::Utf8, None)
 }
 
 /// Reads up to 8 bytes from `reader`: fewer only at its end.
@@ -112,17 +110,16 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         Input::Failed { path, reason } => return Outcome::failed(path, reason.clone()),
     };
     let failed = |e: io::Error| Outcome::failed(path, crate::io_message(&e));
-    let choose_for = |head: &[u8]| match choose(head) {
-        Choice::Check(dialect, note) => Ok((ScanOptions { dialect, ..*opts }, note)),
-        Choice::Refuse(reason) => Err(reason),
+    let choose_for = |head: &[u8]| {
+        let Choice(dialect, note) = choose(head);
+        (ScanOptions { dialect, ..*opts }, note)
     };
     match input {
         Input::File { .. } => {
             // A regular file is read again from its start.
             let head = File::open(path).and_then(|mut f| read_head(&mut f));
-            let (opts, note) = match head.map(|h| choose_for(&h)) {
-                Ok(Ok(chosen)) => chosen,
-                Ok(Err(reason)) => return Outcome::failed(path, reason),
+            let (opts, note) = match head {
+                Ok(head) => choose_for(&head),
                 Err(e) => return failed(e),
             };
             let mut outcome = check::check_path(path, &opts, progress);
@@ -151,10 +148,7 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
                 Ok(head) => head,
                 Err(e) => return failed(e),
             };
-            let (opts, note) = match choose_for(&head) {
-                Ok(chosen) => chosen,
-                Err(reason) => return Outcome::failed(path, reason),
-            };
+            let (opts, note) = choose_for(&head);
             let reader = Cursor::new(head).chain(reader);
             let mut outcome = crate::stream::check_reader(reader, outcome, &opts, progress, &ready);
             outcome.note = note;
@@ -169,30 +163,34 @@ mod tests {
 
     #[test]
     fn first_bytes_choose() {
-        assert_eq!(choose(&MAGIC), Choice::Check(Dialect::Corrected, None));
-        assert_eq!(choose(b"plain"), Choice::Check(Dialect::Utf8, None));
-        assert_eq!(choose(b""), Choice::Check(Dialect::Utf8, None));
+        assert_eq!(choose(&MAGIC), Choice(Dialect::Corrected, None));
+        assert_eq!(choose(b"plain"), Choice(Dialect::Utf8, None));
+        assert_eq!(choose(b""), Choice(Dialect::Utf8, None));
         // A prefix of the magic number is not it.
-        assert_eq!(choose(&MAGIC[..7]), Choice::Check(Dialect::Utf8, None));
+        assert_eq!(choose(&MAGIC[..7]), Choice(Dialect::Utf8, None));
         assert_eq!(
             choose(b"\xEF\xBB\xBFx"),
-            Choice::Check(
+            Choice(
                 Dialect::Utf8,
                 Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into())
             )
         );
         assert_eq!(
             choose(b"\xFF\xFEa\x00"),
-            Choice::Refuse(
-                "UTF-16LE text (byte order mark FF FE), not UTF-8: not checked; \
-                 `utf8guard convert --from utf-16le --to utf-8` converts it"
-                    .into()
+            Choice(
+                Dialect::Utf8,
+                Some(
+                    "UTF-16LE text by its byte order mark (FF FE), not UTF-8: \
+                     `utf8guard convert --from utf-16le --to utf-8` converts it"
+                        .into()
+                )
             )
         );
         assert_eq!(
             choose(b"\x00\x00\xFE\xFF"),
-            Choice::Refuse(
-                "UTF-32BE text (byte order mark 00 00 FE FF), not UTF-8: not checked".into()
+            Choice(
+                Dialect::Utf8,
+                Some("UTF-32BE text by its byte order mark (00 00 FE FF), not UTF-8".into())
             )
         );
     }

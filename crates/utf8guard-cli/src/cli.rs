@@ -118,8 +118,9 @@ the inputs are given (directory entries in byte order of their names), e.g.
                 copy with U+FFFD in place of what is not
   encoding      the --encoding name, e.g. \"cesu-8\" (with auto, the one
                 chosen for the input); only when --encoding is given
-  note          with --encoding auto, when the input starts with a UTF-8
-                byte order mark: that it does; absent otherwise
+  note          with --encoding auto, when the input starts with a byte
+                order mark: that it does (UTF-8), or what text it is
+                (UTF-16, UTF-32); absent otherwise
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
   bytes         size of the input in bytes; for a stream whose reading
                 stopped at its last error reported, the bytes read; for
@@ -429,8 +430,9 @@ Check another member of the UTF-8 family instead of strict UTF-8:
         "auto",
         "chosen per input: corrected-utf-8 when it starts with the magic
                    number; else utf-8 (a UTF-8 byte order mark is noted: in
-                   JSON, `note`); a UTF-16 or UTF-32 byte order mark is one
-                   message, status 2, instead of a list of errors"
+                   JSON, `note`); UTF-16 or UTF-32 text with its byte order
+                   mark is checked as UTF-8, which it is not (status 1,
+                   listed by -l), with a note that says what it is"
     ));
     help.push_str(
         "\

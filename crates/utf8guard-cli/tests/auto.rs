@@ -71,31 +71,59 @@ fn a_utf8_byte_order_mark_is_noted() {
     assert_eq!(report["errors"][0]["offset"], 3);
 }
 
+/// A UTF-16 or UTF-32 file is not UTF-8: status 1, listed by `-l` (the
+/// way to list the files that are not UTF-8), with a note that says what
+/// it is; not an input that cannot be read.
 #[test]
-fn a_utf16_byte_order_mark_is_one_message() {
+fn a_utf16_or_utf32_byte_order_mark_is_not_utf8() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wide.txt");
-    fs::write(&path, b"\xFF\xFEh\x00i\x00\n\x00").unwrap();
+    let wide = dir.path().join("wide.txt");
+    fs::write(&wide, b"\xFF\xFEh\x00i\x00\n\x00").unwrap();
+    let plain = dir.path().join("plain.txt");
+    fs::write(&plain, b"plain\n").unwrap();
     cmd()
-        .args(["check", "--encoding", "auto"])
-        .arg(&path)
+        .args(["--encoding", "auto", "-l"])
+        .arg(&wide)
+        .arg(&plain)
         .assert()
-        .code(2)
-        .stdout("")
-        .stderr(format!(
-            "utf8guard: {}: UTF-16LE text (byte order mark FF FE), not UTF-8: not checked; \
-             `utf8guard convert --from utf-16le --to utf-8` converts it\n",
-            path.display()
-        ));
-    cmd()
+        .code(1)
+        .stderr("")
+        .stdout(format!("{}\n", wide.display()));
+    let note = "UTF-16LE text by its byte order mark (FF FE), not UTF-8: \
+                `utf8guard convert --from utf-16le --to utf-8` converts it";
+    let output = cmd()
+        .args(["check", "--encoding", "auto"])
+        .arg(&wide)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("{}:1:1: invalid UTF-8 at byte 0", wide.display())),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!("{}: note: {note}\n", wide.display())),
+        "{text}"
+    );
+    let output = cmd()
+        .args(["--encoding", "auto", "--json"])
+        .arg(&wide)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["status"], "invalid");
+    assert_eq!(report["note"], note);
+    let output = cmd()
         .args(["check", "--encoding", "auto"])
         .write_stdin(&b"\x00\x00\xFE\xFF\x00\x00\x00a"[..])
-        .assert()
-        .code(2)
-        .stdout("")
-        .stderr(
-            "utf8guard: -: UTF-32BE text (byte order mark 00 00 FE FF), not UTF-8: not checked\n",
-        );
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8(output.stdout)
+        .unwrap()
+        .ends_with("-: note: UTF-32BE text by its byte order mark (00 00 FE FF), not UTF-8\n"));
 }
 
 #[test]
