@@ -116,6 +116,8 @@ the inputs are given (directory entries in byte order of their names), e.g.
   path          the path as given or found; \"-\" for standard input
   path_exact    false when the path is not valid Unicode: `path` is then a
                 copy with U+FFFD in place of what is not
+  path_bytes    only when path_exact is false: the path's bytes in hex,
+                e.g. \"63 61 66 E9\", to have it exactly
   encoding      the --encoding name, e.g. \"cesu-8\" (with auto, the one
                 chosen for the input); only when --encoding is given
   note          with --encoding auto, when the input starts with a byte
@@ -256,7 +258,9 @@ pub struct CheckArgs {
     /// Print only the paths of invalid inputs, one per line
     ///
     /// Standard input is listed as `-`. Paths are printed as their bytes
-    /// (as `ls` and `grep -l` print them), whether or not they are UTF-8.
+    /// (as `ls` and `grep -l` print them), whether or not they are UTF-8;
+    /// on a terminal, control characters and bytes that are not UTF-8 are
+    /// shown as `?`, as `ls` shows them.
     #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
     pub list: bool,
 

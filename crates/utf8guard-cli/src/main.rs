@@ -228,7 +228,20 @@ fn run_check(args: &CheckArgs) -> u8 {
     let list_end = if args.null { b'\0' } else { b'\n' };
     let mut printer = Printer::new(mode, limit, list_end, args.encoding, &progress);
     let stop = AtomicBool::new(false);
-    let check_one = |input: &Input| -> Outcome {
+    // Names shown on a terminal lose their control characters (see
+    // `report::terminal_name`); elsewhere they are their bytes.
+    let (stdout_tty, stderr_tty) = (io::stdout().is_terminal(), io::stderr().is_terminal());
+    let shown = |mut outcome: Outcome| -> Outcome {
+        let on_terminal = match outcome.status {
+            Status::Failed(_) => mode != Mode::Json && stderr_tty,
+            _ => matches!(mode, Mode::Text | Mode::List { .. }) && stdout_tty,
+        };
+        if on_terminal {
+            outcome.name = report::terminal_name(&outcome.name);
+        }
+        outcome
+    };
+    let check_raw = |input: &Input| -> Outcome {
         if stop.load(Ordering::Relaxed) {
             // The report can no longer be written: skip the work. The
             // placeholder is never shown.
@@ -245,6 +258,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             Input::Failed { path, reason } => Outcome::failed(path, reason.clone()),
         }
     };
+    let check_one = |input: &Input| shown(check_raw(input));
     if inputs.list.len() <= 1 || !pool::may_be_parallel() || pool::ready() == 1 {
         for input in &inputs.list {
             if !printer.emit(&check_one(input)) {

@@ -507,6 +507,26 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
 }
 
 /// Bytes as upper-case hex pairs separated by spaces.
+/// `name` as shown on a terminal: each control character (C0, DEL, C1)
+/// and each sequence that is not UTF-8 as `?`, as `ls` shows them, so that
+/// no escape sequence in a file name reaches the terminal.
+pub fn terminal_name(name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len());
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                out.push(b'?');
+            } else {
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            out.push(b'?');
+        }
+    }
+    out
+}
+
 pub fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 3);
     for (i, b) in bytes.iter().enumerate() {
@@ -811,6 +831,11 @@ impl Outcome {
         json::push_str(&mut out, &String::from_utf8_lossy(&self.name));
         json::push_key(&mut out, "path_exact", false);
         out.push_str(if self.name_exact { "true" } else { "false" });
+        if !self.name_exact {
+            // JSON strings are Unicode: the exact name goes as its bytes.
+            json::push_key(&mut out, "path_bytes", false);
+            json::push_str(&mut out, &hex(&self.name));
+        }
         if let Some(d) = encoding {
             json::push_key(&mut out, "encoding", false);
             json::push_str(&mut out, d.name());

@@ -1196,6 +1196,62 @@ fn a_file_named_like_a_subcommand_is_checked_after_check_or_with_a_path() {
         .stdout("info\n");
 }
 
+/// A pseudo-terminal: its master, and the terminal a program writes to.
+#[cfg(target_os = "linux")]
+fn pty() -> (fs::File, fs::File) {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    // SAFETY: a new descriptor, owned by the File made of it; the name is
+    // written into a buffer of the length given.
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(master >= 0);
+        let master_file = fs::File::from_raw_fd(master);
+        assert_eq!(libc::grantpt(master), 0);
+        assert_eq!(libc::unlockpt(master), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(master, name.as_mut_ptr(), name.len()), 0);
+        let name = std::ffi::CStr::from_ptr(name.as_ptr()).to_str().unwrap();
+        let terminal = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(name)
+            .unwrap();
+        (master_file, terminal)
+    }
+}
+
+/// On a terminal, the control characters of a name are shown as `?`, as
+/// `ls` shows them: an escape sequence in a name never reaches the
+/// terminal. Elsewhere the name is its bytes (see below).
+#[cfg(target_os = "linux")]
+#[test]
+fn control_characters_of_a_name_are_question_marks_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a\x1b[2Jb\x07.txt");
+    fs::write(&path, b"\x80").unwrap();
+    for args in [&["-l"][..], &[]] {
+        let (mut master, terminal) = pty();
+        let status = StdCommand::new(BIN)
+            .env_remove("UTF8GUARD_KERNEL")
+            .args(args)
+            .arg("--no-progress")
+            .arg(&path)
+            .stdout(terminal)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1));
+        let mut shown = Vec::new();
+        // Read until the terminal, closed, says EIO.
+        let _ = master.read_to_end(&mut shown);
+        let shown = String::from_utf8_lossy(&shown);
+        let expected = format!("{}/a?[2Jb?.txt", dir.path().display());
+        assert!(shown.starts_with(&expected), "{args:?}: {shown:?}");
+        assert!(!shown.contains('\x1b'), "{args:?}: {shown:?}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_path_that_is_not_unicode_is_printed_as_its_bytes() {
@@ -1217,6 +1273,12 @@ fn a_path_that_is_not_unicode_is_printed_as_its_bytes() {
         report["path"],
         format!("{}/caf\u{FFFD}.txt", dir.path().display())
     );
+    // And the bytes, in hex, to have the name exactly.
+    let hex: Vec<String> = raw(b"caf\xE9.txt")
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    assert_eq!(report["path_bytes"], hex.join(" "));
     // The list and the text report: the bytes of the name, as `ls` and
     // `grep -l` print them, so that they can be used again.
     let output = cmd().arg("-l").arg(dir.path()).output().unwrap();
