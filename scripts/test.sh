@@ -2,9 +2,8 @@
 # The whole test suite, as CI runs it (`.ci/run` calls this script).
 #
 #   scripts/test.sh          everything
-#   scripts/test.sh --quick  formatting, lints, docs and the host tests only
-#                            (the Arrow and DataFusion crates included; not
-#                            the Ballista cluster)
+#   scripts/test.sh --quick  formatting, then the core crates' lints and
+#                            tests (utf8guard-dfa, utf8guard): a few minutes
 #
 # Cross tests (NEON under qemu-aarch64, the scalar kernel on big-endian
 # s390x under qemu-s390x, the simd128 and scalar kernels as WebAssembly
@@ -68,6 +67,19 @@ step "cargo fmt --check"
 cargo fmt --all --check
 ok
 
+if $quick; then
+    step "cargo clippy (the core crates, all targets, -D warnings)"
+    cargo clippy -p utf8guard-dfa -p utf8guard --all-targets --quiet -- -D warnings
+    ok
+    step "cargo test --release (the core crates)"
+    cargo test --release -p utf8guard-dfa -p utf8guard
+    ok
+    step_times
+    echo
+    echo "quick run: ${passed} passed, ${failed} failed, ${skipped} skipped"
+    exit 0
+fi
+
 step "cargo clippy (all targets, -D warnings)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 ok
@@ -126,12 +138,6 @@ step "Arrow and DataFusion crates: cargo test --profile integration"
 cargo test --profile integration "${heavy[@]/#/--package=}"
 ok
 
-if $quick; then
-    step_times
-    echo
-    echo "quick run: ${passed} passed, ${failed} failed, ${skipped} skipped"
-    exit 0
-fi
 
 # ------------------------------------------------------- Ballista cluster ----
 # Its own workspace (cluster/Cargo.toml), lock file and target folder: one
