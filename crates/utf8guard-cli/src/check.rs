@@ -313,15 +313,9 @@ fn map_stdin(opts: &ScanOptions, progress: &Progress) -> Option<Outcome> {
 /// (the pool has two threads or more) its pages are left to be faulted in
 /// as the threads read their parts; without, they are faulted in up front
 /// (`MAP_POPULATE`), where that and faulting in as read measure the same.
-///
-/// Measured on a 256 MiB file in the page cache (Linux 6.18, ext4, Zen 5,
-/// whole runs of `utf8guard -q FILE` in turns): faulting in as read took
-/// 0.94x the time of faulting in up front on two threads
-/// (`MADV_POPULATE_READ`, each thread its half) when the file was written
-/// in one piece, which the page cache holds in 2 MiB folios that a fault
-/// maps whole, and 0.74x when it was written 4 KiB at a time (4 KiB folios:
-/// a fault maps the 16 pages around it, which costs less than the up-front
-/// walk of every page). With one thread the two measured the same.
+/// Faulting in up front on two threads cost more than letting each thread
+/// fault in its part, most of all for files held in 4 KiB folios (figures:
+/// docs/TUNING.md, "Mapping large files").
 fn map(file: &File, offset: u64, len: u64, parallel: bool) -> std::io::Result<Mapping> {
     let len = usize::try_from(len)
         .map_err(|_| std::io::Error::other("too large to map in this address space"))?;

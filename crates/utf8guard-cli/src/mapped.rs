@@ -18,7 +18,7 @@
 //!
 //! Reading large files with `read` into a buffer instead would need no
 //! handler, but copies every byte once more; mapping costs nothing on the
-//! bytes themselves (see docs/TUNING.md, "Mapped files").
+//! bytes themselves (see docs/TUNING.md, "Mapping large files").
 
 use std::fs::File;
 use std::ops::Deref;

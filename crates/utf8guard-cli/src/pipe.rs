@@ -11,16 +11,8 @@
 //! holds as much is left alone, and where the request is refused (above
 //! `/proc/sys/fs/pipe-max-size` for an unprivileged process, or past the
 //! user's share of pipe memory) the pipe stays as it was: only the speed
-//! changes. Other systems: nothing.
-//!
-//! Measured on 256 MiB of text (Linux on Intel Xeon, two cores; the
-//! commands in turns, 11-15 runs, medians): `cat FILE | utf8guard -q` took
-//! 306 ms with the default pipe (`cat FILE | wc -c`: 273 ms), 97 ms with
-//! this one, where a reader that only reads the widened pipe (the
-//! benchmarks' `read-floor -`) took 102 ms;
-//! `utf8guard repair FILE | wc -c` took 364 ms with the default pipe, 138 ms
-//! widened, `utf8guard convert --from utf-8 --to cesu-8 FILE | wc -c` 246 and
-//! 154 ms.
+//! changes. Other systems: nothing. (Figures: docs/TUNING.md, "Pipe
+//! widening".)
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 use std::os::fd::AsFd;

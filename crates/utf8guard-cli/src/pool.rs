@@ -2,9 +2,9 @@
 //!
 //! Making it up front cost every run its threads, and finding the number of
 //! CPUs (which reads the process's cgroup files) cost every run that gave
-//! no `--jobs`: about 0.35 ms of a run of 1.9 ms on a 6-byte file (Zen 5),
-//! where `isutf8` takes 0.9 ms. A file under the parallel threshold (1 MiB)
-//! needs neither.
+//! no `--jobs` a noticeable part of a run on a small file (docs/TUNING.md,
+//! "Thread pool made on demand"). A file under the parallel threshold
+//! (1 MiB) needs neither.
 
 use std::sync::{Once, OnceLock};
 
