@@ -108,8 +108,11 @@ pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
     if let Some(offset) = offset {
         kernel::locate(bytes, offset)?;
     }
-    // SAFETY: `bytes` was just validated: the active kernel accepted it, or
-    // the reference DFA accepted everything after the kernel's offset.
+    // SAFETY: `bytes` is valid UTF-8: the short paths or the active kernel
+    // accepted all of it, or the kernel returned an offset and `locate`
+    // returned `Ok`, which it does only when the kernels' contract (see
+    // `kernel::locate`) covers the bytes before the offset's character and
+    // `check_character` decoded the rest to its end.
     Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 
@@ -284,7 +287,9 @@ impl Kernel {
         if let Err(offset) = self.run(bytes) {
             kernel::locate(bytes, offset)?;
         }
-        // SAFETY: validated by this kernel, or past its offset by the DFA.
+        // SAFETY: valid UTF-8: this kernel accepted all of it, or `locate`
+        // returned `Ok` after its offset (the kernels' contract covers the
+        // bytes before it; see `kernel::locate`).
         Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
     }
 

@@ -518,15 +518,25 @@ pub(crate) fn character_start(bytes: &[u8], offset: usize) -> usize {
 
 /// Find the exact first error of `bytes`, given a kernel's `Err(offset)`.
 ///
-/// Backs up from `offset` to the start of the character it may be inside
-/// (at most 3 bytes), then decodes from there ([`first_error`]) up to the
-/// first error, inside the block the kernel flagged (at most 3 bytes on,
-/// where the kernel names the byte that shows it). Returns `Ok` if it
-/// finds nothing, which would mean the kernel was wrong about an error; the
-/// result is then still the truth, since the bytes before the start were
-/// checked by the kernel and the rest by the decoding.
+/// **The kernels' contract**, on which `from_utf8`'s soundness rests: a
+/// kernel that returns `Err(offset)` promises that `bytes[..offset]` is
+/// well formed but for a character that starts in its last 3 bytes and is
+/// unfinished at `offset`; so the bytes before [`character_start`] are
+/// valid UTF-8.
+///
+/// Backs up from `offset` to that character start (at most 3 bytes), then
+/// decodes from there ([`first_error`]) up to the first error, inside the
+/// block the kernel flagged (at most 3 bytes on, where the kernel names the
+/// byte that shows it), or to the end. Returns `Ok` only when it decoded
+/// to the end with no error: then all of `bytes` is valid, the part before
+/// the start by the contract and the rest by the decoding.
 pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
-    first_error(bytes, character_start(bytes, offset))
+    let start = character_start(bytes, offset);
+    debug_assert!(
+        core::str::from_utf8(&bytes[..start]).is_ok(),
+        "a kernel broke its contract: an error before its offset {offset}"
+    );
+    first_error(bytes, start)
 }
 
 /// The first error of `bytes[start..]`, `start` being the start of a
