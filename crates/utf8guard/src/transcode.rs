@@ -1262,11 +1262,18 @@ mod tests {
 
     /// The bound of UTF-16 in WTF-8 that `utf16_to_wtf8` reserves: exact
     /// but for surrogate pairs (6 where they take 4), at lengths across the
-    /// pieces it counts at a time (where 16-bit counts would wrap).
+    /// pieces it counts at a time (where 16-bit counts would wrap). Under
+    /// Miri, which checks the loads and not the sums, one length past a
+    /// piece, and the units at the ends of the widths.
     #[cfg(feature = "alloc")]
     #[test]
     fn the_bound_of_utf16_in_wtf8() {
-        for len in [0, 1, 15, 16, 17, 31, 33, 16383, 16384, 16385, 40000] {
+        let lengths: &[usize] = if cfg!(miri) {
+            &[0, 1, 15, 16, 17, 31, 33, 16385]
+        } else {
+            &[0, 1, 15, 16, 17, 31, 33, 16383, 16384, 16385, 40000]
+        };
+        for &len in lengths {
             for (unit, bytes) in [
                 (0x41, 1),
                 (0x7F, 1),
@@ -1276,6 +1283,9 @@ mod tests {
                 (0xFFFF, 3),
                 (0xDBFF, 3),
             ] {
+                if cfg!(miri) && len > 33 && ![0x7F, 0xFFFF].contains(&unit) {
+                    continue;
+                }
                 let units = vec![unit; len];
                 assert_eq!(
                     utf16_simd::wtf8_len_bound(&units),
