@@ -120,10 +120,10 @@ if [[ ! -d "$peers/node_modules" ]] && $install && have npm; then
 fi
 ok
 
-# The core crates (and the core benchmarks' helpers), optimised; the Arrow
-# and DataFusion crates have a step of their own below.
-heavy=(utf8guard-arrow utf8guard-datafusion utf8guard-bench-columns)
-step "cargo test --workspace --profile ci (without the Arrow and DataFusion crates)"
+# The core crates (and the core benchmarks' helpers), optimised; the Arrow,
+# DataFusion and Ballista crates have a step of their own below.
+heavy=(utf8guard-arrow utf8guard-datafusion utf8guard-bench-columns utf8guard-cluster)
+step "cargo test --workspace --profile ci (without the Arrow, DataFusion and Ballista crates)"
 cargo test --workspace --profile ci "${heavy[@]/#/--exclude=}"
 ok
 
@@ -145,21 +145,13 @@ for kernel in scalar sse42 avx2 avx512; do
 done
 ok
 
-# DataFusion is large: its tests build in the `integration` profile
-# (dependencies unoptimised, no debug info; see Cargo.toml), in
-# target/integration.
-step "Arrow and DataFusion crates: cargo test --profile integration"
+# DataFusion and Ballista are large: their tests build in the `integration`
+# profile (dependencies unoptimised, no debug info; see Cargo.toml), in
+# target/integration, all in one build so that DataFusion and Arrow are
+# compiled once. The Ballista cluster's test runs one scheduler and two
+# executors on 127.0.0.1, queried over Parquet files.
+step "Arrow, DataFusion and Ballista crates: cargo test --profile integration"
 cargo test --profile integration "${heavy[@]/#/--package=}"
-ok
-
-
-# ------------------------------------------------------- Ballista cluster ----
-# Its own workspace (cluster/Cargo.toml), lock file and target folder: one
-# scheduler and two executors on 127.0.0.1, queried over Parquet files.
-step "Ballista cluster (cluster/): fmt, clippy, end-to-end test"
-cargo fmt --manifest-path cluster/Cargo.toml --check
-cargo clippy --manifest-path cluster/Cargo.toml --all-targets --quiet -- -D warnings
-cargo test --manifest-path cluster/Cargo.toml
 ok
 
 # ------------------------------------------------- dispatch under qemu ----
