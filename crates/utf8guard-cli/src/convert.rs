@@ -174,7 +174,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
                 let what = if count == 1 { "sequence" } else { "sequences" };
                 eprintln!(
                     "utf8guard: {}: {count} {what} replaced with U+FFFD, the first at byte {first}",
-                    input.display()
+                    crate::report::message_name(input)
                 );
             }
             0
@@ -206,7 +206,7 @@ fn convert(
     converter: &mut Converter,
 ) -> Result<(), Outcome> {
     let stdin = input.as_os_str() == "-";
-    let in_name = input.display().to_string();
+    let in_name = crate::report::message_name(input);
     let cannot_read = |e: io::Error| trouble(format!("{in_name}: {}", crate::io_message(&e)));
     let (reader, meta): (Box<dyn Read>, Option<fs::Metadata>) = if stdin {
         if io::stdin().is_terminal() {
@@ -232,7 +232,7 @@ fn convert(
     if let (Some(out), Some(meta)) = (output, &meta) {
         crate::output::refuse_input(out, meta, "convert").map_err(trouble)?;
     }
-    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
+    let out_name = output.map_or("standard output".into(), crate::report::message_name);
     let mut writer = Output::open(output, PIECE, force).map_err(trouble)?;
     // Only a whole conversion replaces a file OUT: after any failure the
     // temporary file is removed as `writer` drops.

@@ -46,16 +46,17 @@ final-newline finding is placed at the end of the file.
 
 Inputs: files, or `-` (or none) for standard input, named `-`. Each is read
 in pieces, in constant memory, and its findings are printed as they are
-found (with --json, each input's findings are held until its line is
-written).
+found, in JSON too.
 
-JSON (--json): one object per input and per line, e.g.
-  {\"path\":\"notes.txt\",\"status\":\"findings\",\"bytes\":7,\"findings\":[
+JSON (--json): one object per input and per line, its findings first, e.g.
+  {\"path\":\"notes.txt\",\"path_exact\":true,\"findings\":[
     {\"offset\":0,\"length\":0,\"line\":1,\"column\":1,\"level\":\"SHOULD\",
      \"rule\":\"magic-number\",\"description\":\"the file does not ...\"}],
-   \"error\":null}
+   \"status\":\"findings\",\"bytes\":7,\"error\":null}
+  path_exact  false when the name is not UTF-8: `path` then shows it with
+           U+FFFD, and `path_bytes` gives its bytes in hex
   status   \"clean\", \"findings\", or \"error\" (could not be read: `error`
-           says why)
+           says why; `findings` and `bytes` are what was read before)
   length   bytes the finding covers (0 for the magic-number and
            final-newline findings, which are about something missing)
 
@@ -116,58 +117,101 @@ enum Verdict {
     Unreadable,
 }
 
-/// Lints the input at `path` and writes its report (the findings one by
-/// one, as they are found, in text); fails only when `out` does.
+/// Lints the input at `path` and writes its report, each finding as it is
+/// found; fails only when `out` does.
 fn report(path: &Path, as_json: bool, out: &mut impl Write) -> io::Result<Verdict> {
-    let name = path.display().to_string();
-    let mut text = String::new();
     let input = open(path).map_err(Failure::Read);
-    let verdict = if as_json {
-        // The object names its status and length before its findings: they
-        // wait in memory, the input's bytes do not.
-        let mut findings = Vec::new();
-        let linted = input.and_then(|reader| {
-            lint_stream(reader, PIECE, |f| {
-                findings.push(f);
-                Ok(())
-            })
-        });
-        let (verdict, result) = match linted {
-            Ok(len) if findings.is_empty() => (Verdict::Clean, Ok(len)),
-            Ok(len) => (Verdict::Findings, Ok(len)),
-            Err(Failure::Read(reason)) => (Verdict::Unreadable, Err(reason)),
-            Err(Failure::Write(e)) => return Err(e),
-        };
-        match &result {
-            Ok(len) => render_json(&name, Ok((*len, &findings)), &mut text),
-            Err(reason) => render_json(&name, Err(reason), &mut text),
+    if as_json {
+        return report_json(path, input, out);
+    }
+    let name = crate::report::shown_name(path, io::stdout().is_terminal());
+    let mut text = String::new();
+    let mut verdict = Verdict::Clean;
+    let linted = input.and_then(|reader| {
+        lint_stream(reader, PIECE, |f| {
+            verdict = Verdict::Findings;
+            text.clear();
+            render_text(&name, &f, &mut text);
+            out.write_all(text.as_bytes())
+        })
+    });
+    let verdict = match linted {
+        Ok(_) => verdict,
+        Err(Failure::Read(reason)) => {
+            // What is reported already goes out first, so that the two
+            // streams interleave in order on a terminal.
+            out.flush()?;
+            eprintln!("utf8guard: {}: {reason}", crate::report::message_name(path));
+            Verdict::Unreadable
         }
-        out.write_all(text.as_bytes())?;
-        verdict
-    } else {
-        let mut verdict = Verdict::Clean;
-        let linted = input.and_then(|reader| {
-            lint_stream(reader, PIECE, |f| {
-                verdict = Verdict::Findings;
-                text.clear();
-                render_text(&name, &f, &mut text);
-                out.write_all(text.as_bytes())
-            })
-        });
-        match linted {
-            Ok(_) => verdict,
-            Err(Failure::Read(reason)) => {
-                // What is reported already goes out first, so that the two
-                // streams interleave in order on a terminal.
-                out.flush()?;
-                eprintln!("utf8guard: {name}: {reason}");
-                Verdict::Unreadable
-            }
-            Err(Failure::Write(e)) => return Err(e),
-        }
+        Err(Failure::Write(e)) => return Err(e),
     };
     out.flush()?;
     Ok(verdict)
+}
+
+/// [`report`] in JSON. The findings go out as they are found, so the
+/// object names its status and length after them: nothing of an input,
+/// neither its bytes nor its findings, is held whole.
+fn report_json(
+    path: &Path,
+    input: Result<Box<dyn Read>, Failure>,
+    out: &mut impl Write,
+) -> io::Result<Verdict> {
+    let mut text = String::new();
+    render_json_head(path, &mut text);
+    out.write_all(text.as_bytes())?;
+    let (mut findings, mut read) = (0u64, 0u64);
+    let linted = input.and_then(|reader| {
+        let reader = Counted {
+            inner: reader,
+            count: &mut read,
+        };
+        lint_stream(reader, PIECE, |f| {
+            text.clear();
+            if findings > 0 {
+                text.push(',');
+            }
+            findings += 1;
+            render_json_finding(&f, &mut text);
+            out.write_all(text.as_bytes())
+        })
+    });
+    let (verdict, status, bytes, error) = match linted {
+        Ok(len) if findings == 0 => (Verdict::Clean, "clean", len, None),
+        Ok(len) => (Verdict::Findings, "findings", len, None),
+        Err(Failure::Read(reason)) => (Verdict::Unreadable, "error", read, Some(reason)),
+        Err(Failure::Write(e)) => return Err(e),
+    };
+    text.clear();
+    text.push(']');
+    json::push_key(&mut text, "status", false);
+    json::push_str(&mut text, status);
+    json::push_key(&mut text, "bytes", false);
+    let _ = write!(text, "{bytes}");
+    json::push_key(&mut text, "error", false);
+    match error {
+        Some(reason) => json::push_str(&mut text, &reason),
+        None => text.push_str("null"),
+    }
+    text.push_str("}\n");
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(verdict)
+}
+
+/// A reader that counts the bytes it gives.
+struct Counted<'a, R> {
+    inner: R,
+    count: &'a mut u64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        *self.count += n as u64;
+        Ok(n)
+    }
 }
 
 /// Why linting an input stopped.
@@ -402,57 +446,37 @@ fn render_text(name: &str, f: &Finding, out: &mut String) {
     );
 }
 
-fn render_json(name: &str, result: Result<(u64, &[Finding]), &String>, out: &mut String) {
+/// The start of an input's JSON object, up to its findings' `[`. A name
+/// that is not UTF-8 is also given exactly, as hex bytes (`path_bytes`).
+fn render_json_head(path: &Path, out: &mut String) {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let exact = std::str::from_utf8(bytes).is_ok();
     out.push('{');
     json::push_key(out, "path", true);
-    json::push_str(out, name);
-    json::push_key(out, "status", false);
-    match result {
-        Ok((len, findings)) => {
-            json::push_str(
-                out,
-                if findings.is_empty() {
-                    "clean"
-                } else {
-                    "findings"
-                },
-            );
-            json::push_key(out, "bytes", false);
-            let _ = write!(out, "{len}");
-            json::push_key(out, "findings", false);
-            out.push('[');
-            for (i, f) in findings.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(
-                    out,
-                    "{{\"offset\":{},\"length\":{},\"line\":{},\"column\":{}",
-                    f.offset, f.len, f.line, f.column
-                );
-                json::push_key(out, "level", false);
-                json::push_str(out, f.level().name());
-                json::push_key(out, "rule", false);
-                json::push_str(out, f.rule.name());
-                json::push_key(out, "description", false);
-                json::push_str(out, &f.rule.to_string());
-                out.push('}');
-            }
-            out.push(']');
-            json::push_key(out, "error", false);
-            out.push_str("null");
-        }
-        Err(reason) => {
-            json::push_str(out, "error");
-            json::push_key(out, "bytes", false);
-            out.push('0');
-            json::push_key(out, "findings", false);
-            out.push_str("[]");
-            json::push_key(out, "error", false);
-            json::push_str(out, reason);
-        }
+    json::push_str(out, &String::from_utf8_lossy(bytes));
+    json::push_key(out, "path_exact", false);
+    out.push_str(if exact { "true" } else { "false" });
+    if !exact {
+        json::push_key(out, "path_bytes", false);
+        json::push_str(out, &crate::report::hex(bytes));
     }
-    out.push_str("}\n");
+    json::push_key(out, "findings", false);
+    out.push('[');
+}
+
+fn render_json_finding(f: &Finding, out: &mut String) {
+    let _ = write!(
+        out,
+        "{{\"offset\":{},\"length\":{},\"line\":{},\"column\":{}",
+        f.offset, f.len, f.line, f.column
+    );
+    json::push_key(out, "level", false);
+    json::push_str(out, f.level().name());
+    json::push_key(out, "rule", false);
+    json::push_str(out, f.rule.name());
+    json::push_key(out, "description", false);
+    json::push_str(out, &f.rule.to_string());
+    out.push('}');
 }
 
 #[cfg(test)]

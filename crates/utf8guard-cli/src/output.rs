@@ -67,7 +67,7 @@ impl Output {
                 pending: None,
             });
         };
-        let name = out.display();
+        let name = crate::report::message_name(out);
         let existing = fs::metadata(out).ok();
         if let Some(meta) = existing.as_ref().filter(|m| !m.is_file()) {
             if meta.is_dir() {
@@ -251,7 +251,7 @@ pub fn refuse_input(out: &Path, input: &Metadata, verb: &str) -> Result<(), Stri
         return Err(format!(
             "{}: the output is the input itself; {verb} never changes its input \
              (write elsewhere, then move the result)",
-            out.display()
+            crate::report::message_name(out)
         ));
     }
     Ok(())

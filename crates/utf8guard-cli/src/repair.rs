@@ -48,7 +48,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let stdin = input.as_os_str() == "-";
-    let in_name = input.display().to_string();
+    let in_name = crate::report::message_name(input);
     let cannot_read = |e: io::Error| format!("{in_name}: {}", crate::io_message(&e));
     if stdin && io::stdin().is_terminal() {
         eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
@@ -77,7 +77,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
         crate::output::refuse_input(out, in_meta, "repair")?;
     }
     let mut writer = crate::output::Output::open(output, PIECE, args.force)?;
-    let out_name = output.map_or("standard output".into(), |p| p.display().to_string());
+    let out_name = output.map_or("standard output".into(), crate::report::message_name);
     let result = match (file, meta) {
         (Some(file), Some(meta)) if meta.is_file() && meta.len() >= MMAP_MIN => {
             match usize::try_from(meta.len())

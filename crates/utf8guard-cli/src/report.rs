@@ -2,6 +2,7 @@
 //! for programs.
 
 use std::fmt::Write;
+use std::io::{self, IsTerminal};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -506,7 +507,6 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// Bytes as upper-case hex pairs separated by spaces.
 /// `name` as shown on a terminal: each control character (C0, DEL, C1)
 /// and each sequence that is not UTF-8 as `?`, as `ls` shows them, so that
 /// no escape sequence in a file name reaches the terminal.
@@ -527,6 +527,24 @@ pub fn terminal_name(name: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `path` for a message on standard error: as [`terminal_name`] shows it
+/// when standard error is a terminal, else as `Path::display` does.
+pub fn message_name(path: &Path) -> String {
+    shown_name(path, io::stderr().is_terminal())
+}
+
+/// `path` as [`terminal_name`] shows it when `terminal`, else as
+/// `Path::display` does.
+pub fn shown_name(path: &Path, terminal: bool) -> String {
+    if terminal {
+        let name = terminal_name(path.as_os_str().as_encoded_bytes());
+        String::from_utf8_lossy(&name).into_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Bytes as upper-case hex pairs separated by spaces.
 pub fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 3);
     for (i, b) in bytes.iter().enumerate() {

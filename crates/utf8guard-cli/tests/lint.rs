@@ -68,6 +68,7 @@ fn json_one_object_per_input() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(reports.len(), 3);
+    assert_eq!(reports[0]["path_exact"], true);
     assert_eq!(reports[0]["status"], "clean");
     assert_eq!(reports[0]["bytes"], 13);
     assert_eq!(reports[0]["findings"], serde_json::json!([]));
@@ -129,4 +130,40 @@ fn a_long_input_is_linted_in_bounded_memory() {
          number EF B7 9D ED B2 AE 00 0A\n"
     );
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// `--json` prints findings as they are found too: on an endless input
+/// full of findings under a 150 MB address-space limit, the first 100,000
+/// bytes of the report come (the findings were held until the input ended,
+/// and memory ran out first).
+#[cfg(target_os = "linux")]
+#[test]
+fn json_findings_stream_from_an_endless_input() {
+    let bin = env!("CARGO_BIN_EXE_utf8guard");
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "yes \"$(printf 'a\\r')\" | (ulimit -v 150000; exec \"$0\" lint --json) | head -c 100000",
+            bin,
+        ])
+        .env_remove("UTF8GUARD_KERNEL")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.stdout.len(),
+        100_000,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = "{\"path\":\"-\",\"path_exact\":true,\"findings\":[{\"offset\":0,\"length\":0,\
+        \"line\":1,\"column\":1,\"level\":\"SHOULD\",\"rule\":\"magic-number\",";
+    assert!(
+        out.stdout.starts_with(start.as_bytes()),
+        "{}",
+        String::from_utf8_lossy(&out.stdout[..300])
+    );
+    let second = ",{\"offset\":1,\"length\":1,\"line\":1,\"column\":2,\"level\":\"SHOULD\",\
+        \"rule\":\"carriage-return\",";
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(second), "{}", &text[..300]);
 }
