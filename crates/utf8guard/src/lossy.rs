@@ -69,6 +69,21 @@ pub(crate) fn capacity(len: usize) -> usize {
 /// well formed but for an unfinished character in their last 3 bytes, such
 /// as an error's `valid_up_to`).
 pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
+    push_repaired::<false, _>(out, bytes, first, &mut |out, _| out.push_str(REPLACEMENT));
+}
+
+/// [`push_lossy`] with `replace` in place of U+FFFD: it is given each
+/// maximal subpart (the unfinished character at the end of the input is
+/// one) and appends what stands for it. With `SURROGATES_WHOLE`, a
+/// surrogate's 3-byte form (`ED A0..BF 80..BF`), or a prefix of it cut
+/// short, is one unit where Unicode's rule makes one of each byte: the
+/// JDK's UTF-8 decoder replaces them so.
+pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, &[u8])>(
+    out: &mut String,
+    bytes: &[u8],
+    first: usize,
+    replace: &mut F,
+) {
     let mut at = 0;
     let mut flagged = first;
     loop {
@@ -76,7 +91,7 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
         // unfinished character in its last 3 bytes.
         let start = at + crate::kernel::character_start(&bytes[at..], flagged - at);
         push_valid(out, &bytes[at..start]);
-        at = decode_replacing(out, bytes, start);
+        at = decode_replacing::<SURROGATES_WHOLE, F>(out, bytes, start, replace);
         if at == bytes.len() {
             return;
         }
@@ -90,11 +105,16 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
     }
 }
 
-/// Decodes `bytes` from `i`, a character start, into `out`, with one
-/// U+FFFD per maximal subpart, until [`CLEAN_RUN`] valid bytes have
-/// followed an error or the input ends. Returns where it stopped: a
-/// character start, or the end.
-fn decode_replacing(out: &mut String, bytes: &[u8], mut i: usize) -> usize {
+/// Decodes `bytes` from `i`, a character start, into `out`, with what
+/// `replace` makes of each maximal subpart, until [`CLEAN_RUN`] valid
+/// bytes have followed an error or the input ends. Returns where it
+/// stopped: a character start, or the end.
+fn decode_replacing<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, &[u8])>(
+    out: &mut String,
+    bytes: &[u8],
+    mut i: usize,
+    replace: &mut F,
+) -> usize {
     let len = bytes.len();
     // The start of the valid bytes not yet copied to `out`.
     let mut run = i;
@@ -111,12 +131,22 @@ fn decode_replacing(out: &mut String, bytes: &[u8], mut i: usize) -> usize {
             Ok(width) => i += width,
             Err(subpart) => {
                 push_valid(out, &bytes[run..i]);
-                out.push_str(REPLACEMENT);
+                let subpart = if SURROGATES_WHOLE {
+                    surrogate_unit(bytes, i).unwrap_or(subpart)
+                } else {
+                    subpart
+                };
                 match subpart {
-                    Some(n) => i += n,
+                    Some(n) => {
+                        replace(out, &bytes[i..i + n]);
+                        i += n;
+                    }
                     // The input ends inside a character: one replacement
                     // for what is left.
-                    None => return len,
+                    None => {
+                        replace(out, &bytes[i..]);
+                        return len;
+                    }
                 }
                 run = i;
                 stop = len.min(i + CLEAN_RUN);
@@ -125,6 +155,19 @@ fn decode_replacing(out: &mut String, bytes: &[u8], mut i: usize) -> usize {
     }
     push_valid(out, &bytes[run..i]);
     i
+}
+
+/// The length of the surrogate's 3-byte form at `i` (`Some(2)` when its
+/// last byte is not a continuation byte, `None` when the input ends inside
+/// it), or `None` (the outer one) when there is none.
+#[inline(never)]
+fn surrogate_unit(bytes: &[u8], i: usize) -> Option<Option<usize>> {
+    match bytes[i..] {
+        [0xED, 0xA0..=0xBF, b2, ..] if b2 & 0xC0 == 0x80 => Some(Some(3)),
+        [0xED, 0xA0..=0xBF, _, ..] => Some(Some(2)),
+        [0xED, 0xA0..=0xBF] => Some(None),
+        _ => None,
+    }
 }
 
 /// Skips well-formed characters from `i` (a character start) while they
