@@ -348,9 +348,10 @@ pub struct CheckArgs {
 }
 
 const REPAIR_ABOUT: &str = "\
-Write a copy of the input with every invalid sequence replaced by U+FFFD,
-one per maximal subpart, exactly as Rust's String::from_utf8_lossy and the
-WHATWG Encoding Standard do. Valid input is copied unchanged.
+Write a copy of the input with every invalid sequence replaced: by default
+with U+FFFD, one per maximal subpart, exactly as Rust's
+String::from_utf8_lossy and the WHATWG Encoding Standard do; --replacement
+chooses another policy. Valid input is copied unchanged.
 
 The input is never modified: an OUT that is the input itself, under any name
 (a hard or symbolic link, or standard input redirected from it, included),
@@ -404,12 +405,60 @@ pub struct RepairArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// What replaces each invalid sequence [default: maximal-subpart]
+    ///
+    /// maximal-subpart (std, whatwg)  one U+FFFD per maximal subpart
+    /// jvm (java)                     as the JDK's new String(bytes, UTF_8):
+    ///                                one U+FFFD for a surrogate's 3 bytes
+    /// per-byte (go)                  one U+FFFD per byte
+    /// windows-1252 (cp1252)          each byte read as Windows-1252
+    ///                                (WHATWG's index): for files mixing
+    ///                                UTF-8 and Windows-1252 lines
+    /// latin-1 (iso-8859-1)           each byte read as Latin-1
+    /// backslash                      \xNN for each byte (CPython's
+    ///                                backslashreplace)
+    /// drop (ignore)                  removed
+    /// escape (surrogateescape)       each byte b as the lone surrogate
+    ///                                U+DC00+b, written as WTF-8 (PEP 383):
+    ///                                nothing is lost, but the output is
+    ///                                WTF-8, not UTF-8
+    #[arg(
+        short,
+        long,
+        value_name = "NAME",
+        value_parser = parse_replacement,
+        default_value = "maximal-subpart",
+        hide_default_value = true,
+        verbatim_doc_comment
+    )]
+    pub replacement: RepairPolicy,
+
     /// Only utf-8: repair reads and writes strict UTF-8
     ///
     /// `check --encoding NAME` checks the other members of the UTF-8
     /// family; repair names them only to refuse them (status 2).
     #[arg(short, long, value_name = "NAME", value_parser = parse_encoding, verbatim_doc_comment)]
     pub encoding: Option<Dialect>,
+}
+
+/// What `repair` writes for each invalid sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepairPolicy {
+    /// A policy whose output is UTF-8.
+    Text(utf8guard::Replacement),
+    /// The surrogate escape, whose output is WTF-8.
+    Escape,
+}
+
+/// Parses `--replacement`: a policy's name or alias, or `escape`
+/// (`surrogateescape`).
+pub fn parse_replacement(name: &str) -> Result<RepairPolicy, String> {
+    if matches!(name, "escape" | "surrogateescape") {
+        return Ok(RepairPolicy::Escape);
+    }
+    name.parse()
+        .map(RepairPolicy::Text)
+        .map_err(|e: utf8guard::UnknownReplacement| format!("{e}, escape"))
 }
 
 /// Parses `--encoding`: a name of [`Dialect::ALL`] or an alias, in any case.

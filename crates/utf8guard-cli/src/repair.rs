@@ -1,5 +1,5 @@
-//! `utf8guard repair`: the input with every invalid sequence replaced by
-//! U+FFFD, written as it is produced.
+//! `utf8guard repair`: the input with every invalid sequence replaced as
+//! `--replacement` says, written as it is produced.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -7,7 +7,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use crate::check::MMAP_MIN;
-use crate::cli::RepairArgs;
+use crate::cli::{RepairArgs, RepairPolicy};
 use crate::mapped::Mapping;
 
 /// Bytes converted at a time.
@@ -48,6 +48,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let stdin = input.as_os_str() == "-";
+    let policy = args.replacement;
     let in_name = crate::report::message_name(input);
     let cannot_read = |e: io::Error| format!("{in_name}: {}", crate::io_message(&e));
     if stdin && io::stdin().is_terminal() {
@@ -85,7 +86,8 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
                 .and_then(|len| Mapping::new(&file, 0, len, false))
             {
                 Ok(map) => {
-                    let result = repair_slice(&map, PIECE, &mut writer).map_err(Failure::Write);
+                    let result =
+                        repair_slice(&map, PIECE, policy, &mut writer).map_err(Failure::Write);
                     // Pages past a new end fault in the kernel too, when it
                     // copies them out of the mapping for a write: that
                     // write fails (EFAULT) with no signal, so the file's
@@ -97,16 +99,16 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
                         result
                     }
                 }
-                Err(_) => repair_stream(file, &mut writer),
+                Err(_) => repair_stream(file, policy, &mut writer),
             }
         }
         (Some(file), _) => {
             crate::pipe::widen(&file);
-            repair_stream(file, &mut writer)
+            repair_stream(file, policy, &mut writer)
         }
         (None, _) => {
             crate::pipe::widen(io::stdin());
-            repair_stream(io::stdin().lock(), &mut writer)
+            repair_stream(io::stdin().lock(), policy, &mut writer)
         }
     };
     // Only a whole result replaces OUT: after any failure the temporary
@@ -162,16 +164,27 @@ pub fn split_point(buf: &[u8]) -> usize {
     n
 }
 
-/// Writes the repaired `piece`; `true` if it had to change.
-fn write_lossy(piece: &[u8], out: &mut impl Write) -> io::Result<bool> {
-    match utf8guard::from_utf8_lossy(piece) {
-        Cow::Borrowed(s) => out.write_all(s.as_bytes()).map(|()| false),
-        Cow::Owned(s) => out.write_all(s.as_bytes()).map(|()| true),
-    }
+/// Writes the repaired `piece`; `true` if it had to change. Every policy
+/// works on maximal subparts, so [`split_point`] cuts for each of them.
+fn write_repaired(piece: &[u8], policy: RepairPolicy, out: &mut impl Write) -> io::Result<bool> {
+    let repaired = match policy {
+        RepairPolicy::Text(replacement) => match utf8guard::repair(piece, replacement) {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        },
+        RepairPolicy::Escape => utf8guard::escape(piece),
+    };
+    out.write_all(&repaired)?;
+    Ok(matches!(repaired, Cow::Owned(_)))
 }
 
 /// Repairs an input that is all in memory, `piece` bytes at a time.
-fn repair_slice(bytes: &[u8], piece: usize, out: &mut impl Write) -> io::Result<bool> {
+fn repair_slice(
+    bytes: &[u8],
+    piece: usize,
+    policy: RepairPolicy,
+    out: &mut impl Write,
+) -> io::Result<bool> {
     debug_assert!(piece >= 4);
     let mut changed = false;
     let mut pos = 0;
@@ -182,7 +195,7 @@ fn repair_slice(bytes: &[u8], piece: usize, out: &mut impl Write) -> io::Result<
         } else {
             pos + split_point(&bytes[pos..end])
         };
-        changed |= write_lossy(&bytes[pos..cut], out)?;
+        changed |= write_repaired(&bytes[pos..cut], policy, out)?;
         pos = cut;
     }
     Ok(changed)
@@ -190,13 +203,18 @@ fn repair_slice(bytes: &[u8], piece: usize, out: &mut impl Write) -> io::Result<
 
 /// Repairs a stream read in pieces, carrying an unfinished character (at
 /// most 3 bytes) from one piece to the next.
-fn repair_stream(reader: impl Read, out: &mut impl Write) -> Result<bool, Failure> {
-    repair_stream_with(reader, PIECE, out)
+fn repair_stream(
+    reader: impl Read,
+    policy: RepairPolicy,
+    out: &mut impl Write,
+) -> Result<bool, Failure> {
+    repair_stream_with(reader, PIECE, policy, out)
 }
 
 fn repair_stream_with(
     mut reader: impl Read,
     piece: usize,
+    policy: RepairPolicy,
     out: &mut impl Write,
 ) -> Result<bool, Failure> {
     let mut buf = vec![0u8; piece + 3];
@@ -210,11 +228,11 @@ fn repair_stream_with(
         };
         let len = carry + n;
         if n == 0 {
-            changed |= write_lossy(&buf[..len], out).map_err(Failure::Write)?;
+            changed |= write_repaired(&buf[..len], policy, out).map_err(Failure::Write)?;
             return Ok(changed);
         }
         let cut = split_point(&buf[..len]);
-        changed |= write_lossy(&buf[..cut], out).map_err(Failure::Write)?;
+        changed |= write_repaired(&buf[..cut], policy, out).map_err(Failure::Write)?;
         buf.copy_within(cut..len, 0);
         carry = len - cut;
     }
@@ -260,25 +278,36 @@ pub(crate) mod tests {
         assert_eq!(split_point(b"a\x80\x80"), 3);
     }
 
+    /// Every policy: the pieces' repairs put together are the whole
+    /// input's, for every piece size and read size.
     #[test]
     fn pieces_repair_like_the_whole_at_every_size() {
-        for input in INPUTS {
-            let expected = String::from_utf8_lossy(input).into_owned();
-            let invalid = std::str::from_utf8(input).is_err();
-            for piece in 4..=input.len().max(4) + 1 {
-                let mut out = Vec::new();
-                let changed = repair_slice(input, piece, &mut out).unwrap();
-                assert_eq!(out, expected.as_bytes(), "{input:02X?} piece {piece}");
-                assert_eq!(changed, invalid);
-            }
-            for step in 1..=input.len().max(1) + 1 {
-                for piece in [4, 5, 7, 64] {
+        let policies = utf8guard::Replacement::ALL
+            .into_iter()
+            .map(RepairPolicy::Text)
+            .chain([RepairPolicy::Escape]);
+        for policy in policies {
+            for input in INPUTS {
+                let expected: Vec<u8> = match policy {
+                    RepairPolicy::Text(r) => utf8guard::repair(input, r).as_bytes().to_vec(),
+                    RepairPolicy::Escape => utf8guard::escape(input).into_owned(),
+                };
+                let invalid = std::str::from_utf8(input).is_err();
+                for piece in 4..=input.len().max(4) + 1 {
                     let mut out = Vec::new();
-                    let reader = Trickle { data: input, step };
-                    let changed = repair_stream_with(reader, piece, &mut out)
-                        .unwrap_or_else(|_| panic!("failed"));
-                    assert_eq!(out, expected.as_bytes(), "{input:02X?} step {step}");
+                    let changed = repair_slice(input, piece, policy, &mut out).unwrap();
+                    assert_eq!(out, expected, "{policy:?} {input:02X?} piece {piece}");
                     assert_eq!(changed, invalid);
+                }
+                for step in 1..=input.len().max(1) + 1 {
+                    for piece in [4, 5, 7, 64] {
+                        let mut out = Vec::new();
+                        let reader = Trickle { data: input, step };
+                        let changed = repair_stream_with(reader, piece, policy, &mut out)
+                            .unwrap_or_else(|_| panic!("failed"));
+                        assert_eq!(out, expected, "{policy:?} {input:02X?} step {step}");
+                        assert_eq!(changed, invalid);
+                    }
                 }
             }
         }

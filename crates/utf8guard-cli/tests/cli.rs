@@ -1646,6 +1646,79 @@ fn repair_writes_what_std_lossy_writes() {
         .stdout(valid);
 }
 
+/// `--replacement`: every policy writes what the library's `repair` (or
+/// `escape`) does, from a mapped file (over the mapping threshold, errors
+/// across the 1 MiB pieces) and from standard input; a mixed file comes
+/// out right with `windows-1252`; an unknown name is a usage error.
+#[test]
+fn repair_with_each_replacement_policy() {
+    let mut bytes = "café, naïve ".repeat(200_000).into_bytes(); // 2.8 MB
+    for at in [(1usize << 20) - 1, 1 << 20, (2 << 20) + 1] {
+        bytes[at] = 0xE9;
+    }
+    bytes.extend_from_slice(b"\xF0\x9F\x98");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let output = dir.path().join("out.txt");
+    fs::write(&input, &bytes).unwrap();
+    let names = [
+        "maximal-subpart",
+        "std",
+        "jvm",
+        "java",
+        "per-byte",
+        "go",
+        "windows-1252",
+        "cp1252",
+        "latin-1",
+        "backslash",
+        "drop",
+        "ignore",
+        "escape",
+        "surrogateescape",
+    ];
+    for name in names {
+        let expected: Vec<u8> = match name {
+            "escape" | "surrogateescape" => utf8guard::escape(&bytes).into_owned(),
+            _ => utf8guard::repair(&bytes, name.parse().unwrap())
+                .as_bytes()
+                .to_vec(),
+        };
+        cmd()
+            .args(["repair", "--replacement", name])
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .assert()
+            .code(1)
+            .stderr("");
+        assert!(fs::read(&output).unwrap() == expected, "{name}, mapped");
+        let piped = cmd()
+            .args(["repair", "-r", name])
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap();
+        assert_eq!(piped.status.code(), Some(1), "{name}");
+        assert!(piped.stdout == expected, "{name}, standard input");
+    }
+    cmd()
+        .args(["repair", "--replacement", "windows-1252"])
+        .write_stdin(&b"caf\xC3\xA9\ncaf\xE9 \x80 \x9C\n"[..])
+        .assert()
+        .code(1)
+        .stdout("café\ncafé € œ\n");
+    cmd()
+        .args(["repair", "--replacement", "replace"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "unknown replacement policy; known: maximal-subpart, jvm, per-byte, \
+             windows-1252, latin-1, backslash, drop, escape",
+        ));
+}
+
 #[test]
 fn repair_of_large_inputs_matches_std() {
     // Over the mapping threshold and many 1 MiB pieces, with errors and
