@@ -55,8 +55,12 @@ pub use io::Utf8Reader;
 pub use lossy::from_utf8_lossy;
 #[cfg(feature = "alloc")]
 pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
+#[cfg(feature = "std")]
+pub use repair::RepairReader;
 #[cfg(feature = "alloc")]
-pub use repair::{escape, repair, unescape, Replacement, UnescapeError, UnknownReplacement};
+pub use repair::{
+    escape, repair, unescape, Repairer, Replacement, UnescapeError, UnknownReplacement,
+};
 pub use stream::StreamValidator;
 #[cfg(feature = "alloc")]
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};

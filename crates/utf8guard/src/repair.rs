@@ -213,6 +213,280 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
     }
 }
 
+/// Appends what `replacement` writes for one unit of its own (a maximal
+/// subpart, or for `Jvm` a surrogate's form).
+fn write_unit(replacement: Replacement, out: &mut String, unit: &[u8]) {
+    match replacement {
+        Replacement::MaximalSubpart | Replacement::Jvm => out.push('\u{FFFD}'),
+        Replacement::PerByte => unit.iter().for_each(|_| out.push('\u{FFFD}')),
+        Replacement::Windows1252 => unit.iter().for_each(|&b| out.push(windows_1252(b))),
+        Replacement::Latin1 => unit.iter().for_each(|&b| out.push(char::from(b))),
+        Replacement::Backslash => unit.iter().for_each(|&b| {
+            out.push_str("\\x");
+            out.push(hex_digit(b >> 4));
+            out.push(hex_digit(b & 0xF));
+        }),
+        Replacement::Drop => {}
+    }
+}
+
+/// Repairs a stream given in pieces, split anywhere, under one policy: the
+/// pieces' outputs put together are [`repair`]'s output for the whole
+/// stream. It holds back, between pieces, the end of a piece that could
+/// start a character (at most 3 bytes), and counts what it replaced.
+///
+/// ```
+/// use utf8guard::{Repairer, Replacement};
+///
+/// let mut repairer = Repairer::new(Replacement::Windows1252);
+/// let mut text = String::new();
+/// for piece in [&b"caf\xC3"[..], b"\xA9 / caf\xE9", b" \xE2\x82", b"\xAC"] {
+///     repairer.push(piece, &mut text);
+/// }
+/// repairer.finish(&mut text);
+/// assert_eq!(text, "café / café €");
+/// assert_eq!((repairer.replacements(), repairer.first_replacement()), (1, Some(11)));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repairer {
+    replacement: Replacement,
+    /// The end of the input so far that could start a character.
+    held: [u8; 3],
+    held_len: u8,
+    /// The stream offset of `held[0]` (of the next byte when none is held).
+    offset: u64,
+    replaced: u64,
+    first: Option<u64>,
+}
+
+impl Repairer {
+    /// A repairer at the start of a stream.
+    pub fn new(replacement: Replacement) -> Repairer {
+        Repairer {
+            replacement,
+            held: [0; 3],
+            held_len: 0,
+            offset: 0,
+            replaced: 0,
+            first: None,
+        }
+    }
+
+    /// The policy.
+    pub fn replacement(&self) -> Replacement {
+        self.replacement
+    }
+
+    /// How many units were replaced so far (maximal subparts; for `Jvm`,
+    /// with a surrogate's form as one), whatever each was replaced with.
+    pub fn replacements(&self) -> u64 {
+        self.replaced
+    }
+
+    /// The stream offset of the first unit replaced, if any.
+    pub fn first_replacement(&self) -> Option<u64> {
+        self.first
+    }
+
+    /// Appends the repair of the next piece of the stream to `out`, but for
+    /// its last bytes when they could start a character (held for the
+    /// next piece or for [`finish`](Self::finish)).
+    pub fn push(&mut self, piece: &[u8], out: &mut String) {
+        let mut piece = piece;
+        if self.held_len > 0 {
+            // The held bytes with the continuation bytes that follow them
+            // (at most 3 are needed): the unit they make ends there, since
+            // a unit ends before any byte that is not a continuation byte.
+            let conts = piece
+                .iter()
+                .take(3)
+                .take_while(|&&b| b & 0xC0 == 0x80)
+                .count();
+            let held = usize::from(self.held_len);
+            let mut head = [0u8; 6];
+            head[..held].copy_from_slice(&self.held[..held]);
+            head[held..held + conts].copy_from_slice(&piece[..conts]);
+            piece = &piece[conts..];
+            self.held_len = 0;
+            let head = &head[..held + conts];
+            if piece.is_empty() {
+                // The piece ended too: the head may still be unfinished.
+                self.push_cut(head, out);
+                return;
+            }
+            self.repair_segment(head, out);
+        }
+        self.push_cut(piece, out);
+    }
+
+    /// Appends the repair of what is held: the stream ended, so an
+    /// unfinished character is a unit to replace.
+    pub fn finish(&mut self, out: &mut String) {
+        let held = self.held;
+        let len = usize::from(self.held_len);
+        self.held_len = 0;
+        self.repair_segment(&held[..len], out);
+    }
+
+    /// Repairs `bytes` but for an unfinished character at its end, which
+    /// is held.
+    fn push_cut(&mut self, bytes: &[u8], out: &mut String) {
+        let cut = split_point(bytes);
+        self.repair_segment(&bytes[..cut], out);
+        let rest = &bytes[cut..];
+        self.held[..rest.len()].copy_from_slice(rest);
+        self.held_len = rest.len() as u8;
+    }
+
+    /// Repairs `bytes`, whose end is the end of a unit, at `self.offset`.
+    fn repair_segment(&mut self, bytes: &[u8], out: &mut String) {
+        let base = self.offset;
+        self.offset += bytes.len() as u64;
+        let first = match dispatch::run(bytes) {
+            Ok(()) => {
+                // SAFETY: the active kernel accepted all of `bytes`.
+                out.push_str(unsafe { core::str::from_utf8_unchecked(bytes) });
+                return;
+            }
+            Err(first) => first,
+        };
+        let replacement = self.replacement;
+        let (replaced, first_seen) = (&mut self.replaced, &mut self.first);
+        let start = bytes.as_ptr() as usize;
+        let mut unit = |out: &mut String, unit: &[u8]| {
+            *replaced += 1;
+            if first_seen.is_none() {
+                *first_seen = Some(base + (unit.as_ptr() as usize - start) as u64);
+            }
+            write_unit(replacement, out, unit);
+        };
+        if replacement == Replacement::Jvm {
+            lossy::push_repaired::<true, _>(out, bytes, first, &mut unit);
+        } else {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut unit);
+        }
+    }
+}
+
+/// Where `bytes` can be cut when what follows is not known yet, so that
+/// repairing the two sides apart gives what repairing them together does:
+/// before an unfinished character in its last 3 bytes, else at its end. A
+/// cut before a byte that is not a continuation byte is always safe (no
+/// unit goes on past one), and so is one after the last byte when none of
+/// the last 3 bytes is a lead byte that a continuation byte could follow.
+fn split_point(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let b = bytes[n - back];
+        if b & 0xC0 != 0x80 {
+            return if b >= 0xC0 { n - back } else { n };
+        }
+    }
+    n
+}
+
+/// A reader whose output is valid UTF-8: the bytes of `inner`, repaired
+/// under a policy as they are read (a [`Repairer`] over its reads), for any
+/// parser that needs text (arrow-csv, `csv`, `serde_json`, ...) to read a
+/// file with bad bytes. [`Read`](std::io::Read) and
+/// [`BufRead`](std::io::BufRead).
+///
+/// ```
+/// use std::io::BufRead;
+/// use utf8guard::{RepairReader, Replacement};
+///
+/// let file = &b"id,name\n1,Jos\xC3\xA9\n2,Jos\xE9\n"[..]; // a Windows-1252 line
+/// let reader = RepairReader::new(file, Replacement::Windows1252);
+/// let lines: Vec<String> = reader.lines().collect::<Result<_, _>>()?;
+/// assert_eq!(lines, ["id,name", "1,José", "2,José"]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct RepairReader<R> {
+    inner: R,
+    repairer: Repairer,
+    /// What was last read from `inner`.
+    input: Vec<u8>,
+    /// Repaired text not yet handed out, from `pos`.
+    output: String,
+    pos: usize,
+    done: bool,
+}
+
+#[cfg(feature = "std")]
+impl<R: std::io::Read> RepairReader<R> {
+    /// Bytes asked of `inner` at a time.
+    const READ: usize = 64 * 1024;
+
+    /// Wraps `inner`, repairing under `replacement`.
+    pub fn new(inner: R, replacement: Replacement) -> RepairReader<R> {
+        RepairReader {
+            inner,
+            repairer: Repairer::new(replacement),
+            input: Vec::new(),
+            output: String::new(),
+            pos: 0,
+            done: false,
+        }
+    }
+
+    /// How many units were replaced so far, and the stream offset of the
+    /// first (see [`Repairer`]).
+    pub fn replacements(&self) -> (u64, Option<u64>) {
+        (
+            self.repairer.replacements(),
+            self.repairer.first_replacement(),
+        )
+    }
+
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The inner reader; bytes already read from it and not yet handed out
+    /// are lost.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+#[cfg(feature = "std")]
+impl<R: std::io::Read> std::io::BufRead for RepairReader<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.pos == self.output.len() && !self.done {
+            self.output.clear();
+            self.pos = 0;
+            self.input.resize(Self::READ, 0);
+            let n = self.inner.read(&mut self.input)?;
+            if n == 0 {
+                self.repairer.finish(&mut self.output);
+                self.done = true;
+            } else {
+                self.repairer.push(&self.input[..n], &mut self.output);
+            }
+        }
+        Ok(&self.output.as_bytes()[self.pos..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.output.len());
+    }
+}
+
+#[cfg(feature = "std")]
+impl<R: std::io::Read> std::io::Read for RepairReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
 fn hex_digit(nibble: u8) -> char {
     char::from(b"0123456789abcdef"[usize::from(nibble)])
 }

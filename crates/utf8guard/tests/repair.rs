@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use utf8guard::{escape, repair, unescape, Kernel, Replacement};
+use utf8guard::{escape, repair, unescape, Kernel, RepairReader, Repairer, Replacement};
 
 #[test]
 fn documented_cases() {
@@ -444,4 +444,162 @@ fn every_policy_is_its_references() {
         }
     }
     utf8guard::set_kernel(active).unwrap();
+}
+
+/// The units a policy replaces in `input`, and the offset of the first:
+/// maximal subparts, found with `std`'s `utf8_chunks` (for `Jvm`, from
+/// its answer: one U+FFFD per unit, where the input had none).
+fn units(input: &[u8], policy: Replacement) -> (u64, Option<u64>) {
+    let first = std::str::from_utf8(input)
+        .err()
+        .map(|e| e.valid_up_to() as u64);
+    let count = if policy == Replacement::Jvm {
+        let own = String::from_utf8_lossy(input).matches('\u{FFFD}').count()
+            - input
+                .utf8_chunks()
+                .filter(|c| !c.invalid().is_empty())
+                .count();
+        repair(input, policy).matches('\u{FFFD}').count() - own
+    } else {
+        input
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count()
+    };
+    (count as u64, first)
+}
+
+/// Short inputs with every kind of unit at its ends, and mutated text.
+fn stream_inputs() -> Vec<Vec<u8>> {
+    let mut inputs: Vec<Vec<u8>> = [
+        &b""[..],
+        b"plain",
+        "Grüße 🌍 κόσμε".as_bytes(),
+        b"\xE2\x82",
+        b"a\xE2\x82\xACb\xE2\x82c\xF0\x9F\x98\x80\xF0\x9F\x98",
+        b"\x80\x80\x80\xBF\xC3\x28\xED\xA0\x80\xF4\x90\x80\x80\xC0\xAF\xE0\x80\xF5\xFF",
+        b"\xF0\x90\x80\xF0\x90\x80\x80\xE1\x80\xE1\x80\x80\xC2",
+        b"\xED\xA0\xBD\xED\xB8\x80\xED\xA0\xED\xBF\xBF\x80\x80\x80\x80",
+        b"caf\xE9 \x80\x9C\xEF\xBF\xBD\xED",
+    ]
+    .iter()
+    .map(|b| b.to_vec())
+    .collect();
+    inputs.extend(mutated_texts().into_iter().step_by(100));
+    inputs
+}
+
+/// Pushed in two pieces split at every point, and in random pieces, a
+/// `Repairer` writes what `repair` writes, and counts the units and the
+/// first one's offset.
+#[test]
+fn repairer_pieces_give_the_whole() {
+    let mut state = 11;
+    for input in stream_inputs() {
+        for policy in Replacement::ALL {
+            let want = repair(&input, policy);
+            let want_units = units(&input, policy);
+            let check = |pieces: &[&[u8]]| {
+                let mut repairer = Repairer::new(policy);
+                let mut got = String::new();
+                for piece in pieces {
+                    repairer.push(piece, &mut got);
+                }
+                repairer.finish(&mut got);
+                assert_eq!(got, want, "{policy} on {input:02X?} in {pieces:02X?}");
+                let counted = (repairer.replacements(), repairer.first_replacement());
+                assert_eq!(
+                    counted, want_units,
+                    "{policy} on {input:02X?} in {pieces:02X?}"
+                );
+            };
+            if input.len() <= 64 {
+                for cut in 0..=input.len() {
+                    check(&[&input[..cut], &input[cut..]]);
+                }
+                check(&input.chunks(1).collect::<Vec<_>>());
+            }
+            for _ in 0..20 {
+                let mut pieces = Vec::new();
+                let mut rest = &input[..];
+                while !rest.is_empty() {
+                    let n = (next(&mut state) % 9) as usize;
+                    let (piece, after) = rest.split_at(n.min(rest.len()));
+                    pieces.push(piece);
+                    rest = after;
+                }
+                check(&pieces);
+            }
+        }
+    }
+}
+
+/// A reader that gives at most `most` bytes per read.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    most: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.most.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// `RepairReader` read whole (through `Read`, into buffers of several
+/// sizes) and by lines (through `BufRead`) gives `repair`'s text, over
+/// reads of every size up to 9 bytes and a large one.
+#[test]
+fn repair_reader_gives_repairs_text() {
+    use std::io::{BufRead, Read};
+    for input in stream_inputs() {
+        for policy in Replacement::ALL {
+            let want = repair(&input, policy);
+            for most in (1..=9).chain([1 << 20]) {
+                let mut reader = RepairReader::new(
+                    Trickle {
+                        bytes: &input,
+                        most,
+                    },
+                    policy,
+                );
+                let mut got = Vec::new();
+                let mut buf = [0u8; 5];
+                loop {
+                    let n = reader.read(&mut buf[..1 + most % 5]).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                }
+                assert_eq!(
+                    got,
+                    want.as_bytes(),
+                    "{policy} on {input:02X?}, reads of {most}"
+                );
+                assert_eq!(reader.replacements(), units(&input, policy));
+                let reader = RepairReader::new(
+                    Trickle {
+                        bytes: &input,
+                        most,
+                    },
+                    policy,
+                );
+                let lines: Vec<String> = reader.lines().map(Result::unwrap).collect();
+                let want_lines: Vec<&str> = want.lines().collect();
+                assert_eq!(
+                    lines, want_lines,
+                    "{policy} on {input:02X?}, reads of {most}"
+                );
+            }
+        }
+    }
+    let mut text = String::new();
+    RepairReader::new(&b"x\xFFy"[..], Replacement::Backslash)
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "x\\xffy");
 }
