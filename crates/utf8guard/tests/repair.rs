@@ -6,10 +6,14 @@
 //! text, with every kernel.
 
 use std::borrow::Cow;
+#[cfg(target_arch = "x86_64")]
 use std::io::Write;
+#[cfg(target_arch = "x86_64")]
 use std::process::{Command, Stdio};
 
-use utf8guard::{escape, repair, unescape, Kernel, RepairReader, Repairer, Replacement};
+#[cfg(target_arch = "x86_64")]
+use utf8guard::Kernel;
+use utf8guard::{escape, repair, unescape, RepairReader, Repairer, Replacement};
 
 #[test]
 fn documented_cases() {
@@ -250,6 +254,7 @@ fn escape_round_trips_and_maximal_subpart_is_std() {
 }
 
 /// The policies CPython is the reference for, in the order of its answers.
+#[cfg(target_arch = "x86_64")]
 const CPYTHON_POLICIES: [Replacement; 6] = [
     Replacement::MaximalSubpart,
     Replacement::PerByte,
@@ -260,6 +265,7 @@ const CPYTHON_POLICIES: [Replacement; 6] = [
 ];
 
 /// A missing reference implementation: an error in CI, a notice elsewhere.
+#[cfg(target_arch = "x86_64")]
 fn missing(message: String) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{message} (CI=true requires it; scripts/test.sh installs it)");
@@ -269,6 +275,7 @@ fn missing(message: String) {
 
 /// Runs `program` with `args`, `input` on its standard input; its output,
 /// or `None` when it cannot be run.
+#[cfg(target_arch = "x86_64")]
 fn run_with_input(program: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
     let child = Command::new(program)
         .args(args)
@@ -296,6 +303,7 @@ fn run_with_input(program: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>>
 /// Each policy's answer from CPython's codecs for `blob`, in the order of
 /// `CPYTHON_POLICIES`, then the surrogate escape's; `None` when Python 3
 /// is missing (outside CI).
+#[cfg(target_arch = "x86_64")]
 fn cpython(blob: &[u8]) -> Option<Vec<Vec<u8>>> {
     const SCRIPT: &str = r#"
 import codecs, sys
@@ -328,6 +336,7 @@ for o in out:
 
 /// The JDK's `new String(blob, UTF_8)`, written back as UTF-8; `None` when
 /// Java is missing (outside CI). Java 11's launcher runs the source file.
+#[cfg(target_arch = "x86_64")]
 fn jdk(blob: &[u8]) -> Option<Vec<u8>> {
     const SOURCE: &str = "\
 public class Repair {
@@ -349,6 +358,7 @@ public class Repair {
 }
 
 /// The first line where two outputs differ, for the message.
+#[cfg(target_arch = "x86_64")]
 fn first_difference(got: &[u8], want: &[u8]) -> String {
     let got: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
     let want: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
