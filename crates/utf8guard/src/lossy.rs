@@ -69,21 +69,27 @@ pub(crate) fn capacity(len: usize) -> usize {
 /// well formed but for an unfinished character in their last 3 bytes, such
 /// as an error's `valid_up_to`).
 pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
-    push_repaired::<false, _>(out, bytes, first, &mut |out, _| out.push_str(REPLACEMENT));
+    push_repaired::<false, _>(out, bytes, first, &mut |out, _, _, _| {
+        out.push_str(REPLACEMENT)
+    });
 }
 
-/// [`push_lossy`] with `replace` in place of U+FFFD: it is given each
-/// maximal subpart (the unfinished character at the end of the input is
-/// one) and appends what stands for it. With `SURROGATES_WHOLE`, a
+/// [`push_lossy`] with `replace` in place of U+FFFD: it is given `bytes`
+/// and where each maximal subpart starts and ends (the unfinished
+/// character at the end of the input is one), and appends what stands for
+/// it. (The bounds are passed, not the slice, so that a `replace` that
+/// does not look at the bytes leaves no bounds check behind.) With `SURROGATES_WHOLE`, a
 /// surrogate's 3-byte form (`ED A0..BF 80..BF`), or a prefix of it cut
 /// short, is one unit where Unicode's rule makes one of each byte: the
 /// JDK's UTF-8 decoder replaces them so.
-pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, &[u8])>(
+pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F>(
     out: &mut String,
     bytes: &[u8],
     first: usize,
     replace: &mut F,
-) {
+) where
+    F: FnMut(&mut String, &[u8], usize, usize),
+{
     let mut at = 0;
     let mut flagged = first;
     loop {
@@ -109,12 +115,15 @@ pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, 
 /// `replace` makes of each maximal subpart, until [`CLEAN_RUN`] valid
 /// bytes have followed an error or the input ends. Returns where it
 /// stopped: a character start, or the end.
-fn decode_replacing<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, &[u8])>(
+fn decode_replacing<const SURROGATES_WHOLE: bool, F>(
     out: &mut String,
     bytes: &[u8],
     mut i: usize,
     replace: &mut F,
-) -> usize {
+) -> usize
+where
+    F: FnMut(&mut String, &[u8], usize, usize),
+{
     let len = bytes.len();
     // The start of the valid bytes not yet copied to `out`.
     let mut run = i;
@@ -138,13 +147,13 @@ fn decode_replacing<const SURROGATES_WHOLE: bool, F: FnMut(&mut String, &[u8])>(
                 };
                 match subpart {
                     Some(n) => {
-                        replace(out, &bytes[i..i + n]);
+                        replace(out, bytes, i, i + n);
                         i += n;
                     }
                     // The input ends inside a character: one replacement
                     // for what is left.
                     None => {
-                        replace(out, &bytes[i..]);
+                        replace(out, bytes, i, len);
                         return len;
                     }
                 }

@@ -176,32 +176,38 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
     // One monomorphised loop per policy: the closure is what differs.
     match replacement {
         Replacement::MaximalSubpart => lossy::push_lossy(out, bytes, first),
-        Replacement::Jvm => lossy::push_repaired::<true, _>(out, bytes, first, &mut |out, _| {
-            out.push('\u{FFFD}');
-        }),
+        Replacement::Jvm => {
+            lossy::push_repaired::<true, _>(out, bytes, first, &mut |out, _, _, _| {
+                out.push('\u{FFFD}');
+            })
+        }
         Replacement::PerByte => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, subpart| {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+                let subpart = &bytes[start..end];
                 for _ in subpart {
                     out.push('\u{FFFD}');
                 }
             })
         }
         Replacement::Windows1252 => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, subpart| {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+                let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push(windows_1252(b));
                 }
             })
         }
         Replacement::Latin1 => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, subpart| {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+                let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push(char::from(b));
                 }
             })
         }
         Replacement::Backslash => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, subpart| {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+                let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push_str("\\x");
                     out.push(hex_digit(b >> 4));
@@ -209,7 +215,9 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
                 }
             })
         }
-        Replacement::Drop => lossy::push_repaired::<false, _>(out, bytes, first, &mut |_, _| {}),
+        Replacement::Drop => {
+            lossy::push_repaired::<false, _>(out, bytes, first, &mut |_, _, _, _| {})
+        }
     }
 }
 
@@ -352,13 +360,12 @@ impl Repairer {
         };
         let replacement = self.replacement;
         let (replaced, first_seen) = (&mut self.replaced, &mut self.first);
-        let start = bytes.as_ptr() as usize;
-        let mut unit = |out: &mut String, unit: &[u8]| {
+        let mut unit = |out: &mut String, bytes: &[u8], start: usize, end: usize| {
             *replaced += 1;
             if first_seen.is_none() {
-                *first_seen = Some(base + (unit.as_ptr() as usize - start) as u64);
+                *first_seen = Some(base + start as u64);
             }
-            write_unit(replacement, out, unit);
+            write_unit(replacement, out, &bytes[start..end]);
         };
         if replacement == Replacement::Jvm {
             lossy::push_repaired::<true, _>(out, bytes, first, &mut unit);
