@@ -427,7 +427,8 @@ impl Finding {
                 "Windows-1252"
             };
             return Some(format!(
-                "in {which}, {first:02X} is {}: is the file in that encoding?",
+                "in {which}, {first:02X} is {}: is the file in that encoding? If so, \
+                 `utf8guard repair -r windows-1252` makes it UTF-8",
                 show(c)
             ));
         }
@@ -1100,15 +1101,15 @@ mod tests {
         let cases: &[(&[u8], Option<&str>)] = &[
             (
                 b"caf\xE9 au lait",
-                Some("in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding?"),
+                Some("in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
             ),
             (
                 b"\x93quoted\x94",
-                Some("in Windows-1252, 93 is U+201C '“': is the file in that encoding?"),
+                Some("in Windows-1252, 93 is U+201C '“': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
             ),
             (
                 b"nbsp\xA0",
-                Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding?"),
+                Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
             ),
             // 81 is undefined in Windows-1252.
             (b"x\x81y", None),
@@ -1158,7 +1159,7 @@ mod tests {
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
              \x20 C3 starts a 2-byte sequence, but the next byte, 28, is not a continuation byte (80..BF)\n\
-             \x20 hint: in Latin-1 or Windows-1252, C3 is U+00C3 'Ã': is the file in that encoding?\n\
+             \x20 hint: in Latin-1 or Windows-1252, C3 is U+00C3 'Ã': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8\n\
              \x20        0  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
              \x20                                ^^                                  ^\n"
         );
