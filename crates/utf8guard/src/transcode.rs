@@ -998,10 +998,9 @@ pub fn wtf8_to_utf16(
     out: &mut Vec<u16>,
 ) -> Result<(), TranscodeError> {
     // Never more units than bytes: each sequence of 1 to 3 bytes (and
-    // each replaced subpart) is one unit, a 4-byte one two. Two more, so
-    // that the room for the next item (2 units) is always there.
+    // each replaced subpart) is one unit, a 4-byte one two.
     let len = out.len();
-    out.resize(len + input.len() + 2, 0);
+    out.resize(len + input.len(), 0);
     let progress = wtf8_to_utf16_into(input, policy, &mut out[len..], true);
     out.truncate(len + progress.written);
     debug_assert!(progress.result.is_err() || progress.read == input.len());
@@ -1081,9 +1080,8 @@ pub fn wtf8_to_utf16_into(
         if at == input.len() {
             break Status::InputEmpty;
         }
-        if output.len() - w < 2 {
-            break Status::OutputFull;
-        }
+        // The room an item needs is known once it is decoded: none for an
+        // error, one unit for U+FFFD or a BMP character, two for a pair.
         let (code_point, len) = match decode::sequence(Dialect::Wtf8, input, at, after_lead) {
             Some((decode::Unit::Char(cp), len)) => (cp, len),
             _ => {
@@ -1108,6 +1106,9 @@ pub fn wtf8_to_utf16_into(
                         }),
                     };
                 }
+                if w == output.len() {
+                    break Status::OutputFull;
+                }
                 output[w] = 0xFFFD;
                 w += 1;
                 at += len;
@@ -1118,6 +1119,9 @@ pub fn wtf8_to_utf16_into(
         if decode::is_lead(code_point) && at + len == input.len() && !last {
             // A trail surrogate may start the next piece.
             break Status::InputEmpty;
+        }
+        if output.len() - w < 1 + usize::from(code_point >= 0x1_0000) {
+            break Status::OutputFull;
         }
         after_lead = decode::is_lead(code_point);
         if code_point < 0x1_0000 {

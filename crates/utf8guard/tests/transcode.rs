@@ -1317,3 +1317,49 @@ fn every_output_of_one_byte_or_more_makes_progress() {
         }
     }
 }
+
+/// `wtf8_to_utf16_into` keeps its documented promise: an output as long as
+/// the input always has room for all of it, on every input of 1 and 2
+/// bytes and on 3- and 4-byte inputs led by the bytes of the longer forms,
+/// with either policy (`E4` alone into one unit was `OutputFull`, never the
+/// error).
+#[test]
+fn an_output_as_long_as_the_input_always_has_room() {
+    let check = |input: &[u8]| {
+        for policy in [Policy::Strict, Policy::Replace] {
+            let mut out = vec![0u16; input.len()];
+            let p = wtf8_to_utf16_into(input, policy, &mut out, true);
+            match p.result {
+                Ok(status) => {
+                    assert_eq!(status, Status::InputEmpty, "{policy:?} {input:02X?}");
+                    assert_eq!(p.read, input.len(), "{policy:?} {input:02X?}");
+                }
+                Err(e) => assert_eq!(p.read, e.offset(), "{policy:?} {input:02X?}"),
+            }
+        }
+    };
+    for a in 0..=255u8 {
+        check(&[a]);
+        for b in 0..=255u8 {
+            check(&[a, b]);
+        }
+    }
+    for a in [0xE0, 0xE4, 0xED, 0xEF, 0xF0, 0xF4] {
+        for b in 0x80..=0xBFu8 {
+            for c in [0x41, 0x80, 0xBF, 0xC0] {
+                check(&[a, b, c]);
+                check(&[a, b, c, 0x80]);
+            }
+        }
+    }
+    let mut out = [0u16; 1];
+    let p = wtf8_to_utf16_into(b"\xE4", Policy::Strict, &mut out, true);
+    let e = p.result.unwrap_err();
+    assert_eq!((e.offset(), e.error_len()), (0, None));
+    let p = wtf8_to_utf16_into(b"\xE4", Policy::Replace, &mut out, true);
+    assert_eq!(
+        (p.read, p.written, p.result),
+        (1, 1, Ok(Status::InputEmpty))
+    );
+    assert_eq!(out, [0xFFFD]);
+}
