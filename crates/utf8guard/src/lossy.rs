@@ -78,10 +78,11 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
 /// and where each maximal subpart starts and ends (the unfinished
 /// character at the end of the input is one), and appends what stands for
 /// it. (The bounds are passed, not the slice, so that a `replace` that
-/// does not look at the bytes leaves no bounds check behind.) With `SURROGATES_WHOLE`, a
-/// surrogate's 3-byte form (`ED A0..BF 80..BF`), or a prefix of it cut
-/// short, is one unit where Unicode's rule makes one of each byte: the
-/// JDK's UTF-8 decoder replaces them so.
+/// does not look at the bytes leaves no bounds check behind.)
+///
+/// With `SURROGATES_WHOLE`, a surrogate's 3-byte form (`ED A0..BF
+/// 80..BF`), or a prefix of it cut short, is one unit where Unicode's rule
+/// makes one of each byte: the JDK's UTF-8 decoder replaces them so.
 pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F>(
     out: &mut String,
     bytes: &[u8],

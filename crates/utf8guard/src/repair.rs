@@ -83,8 +83,9 @@ impl Replacement {
     }
 
     /// The policy named `name`, or an alias of it: `maximal-subpart`
-    /// (`std`, `whatwg`), `jvm` (`java`), `per-byte` (`go`), `windows-1252` (`cp1252`),
-    /// `latin-1` (`iso-8859-1`), `backslash`, `drop` (`ignore`).
+    /// (`std`, `whatwg`), `jvm` (`java`), `per-byte` (`go`),
+    /// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`,
+    /// `drop` (`ignore`).
     ///
     /// ```
     /// use utf8guard::Replacement;
