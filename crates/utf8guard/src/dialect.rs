@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::Utf8Error;
-use crate::{dispatch, kernel, Kernel};
+use crate::{dispatch, kernel};
 
 /// A member of the UTF-8 family: which byte sequences are well formed.
 ///
@@ -309,39 +309,5 @@ impl Inspection {
     /// input, if it has one.
     pub fn first_reserved_run(&self) -> Option<usize> {
         self.first_reserved_run
-    }
-}
-
-impl Kernel {
-    /// [`Dialect::validate`] with this kernel.
-    ///
-    /// # Panics
-    /// If the CPU cannot run this kernel.
-    pub fn validate_dialect(self, dialect: Dialect, bytes: &[u8]) -> bool {
-        self.assert_available();
-        if dialect == Dialect::Utf8 {
-            return self.validate(bytes);
-        }
-        if kernel::dialects::for_each_spec!(dialect, |S| <S as kernel::dialects::Spec>::DFA_DECIDES)
-        {
-            // SAFETY: availability was asserted above.
-            return unsafe { kernel::check_dialect(self, dialect, bytes) }.is_ok();
-        }
-        let run = kernel::dialect_fn(self, dialect);
-        // SAFETY: availability was asserted above.
-        unsafe { run(bytes) }.is_ok()
-    }
-
-    /// [`Dialect::check`] with this kernel.
-    ///
-    /// # Panics
-    /// If the CPU cannot run this kernel.
-    pub fn check_dialect(self, dialect: Dialect, bytes: &[u8]) -> Result<(), Utf8Error> {
-        self.assert_available();
-        if dialect == Dialect::Utf8 {
-            return self.from_utf8(bytes).map(drop);
-        }
-        // SAFETY: availability was asserted above.
-        unsafe { kernel::check_dialect(self, dialect, bytes) }.map(drop)
     }
 }

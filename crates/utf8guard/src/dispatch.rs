@@ -15,7 +15,7 @@
 use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 
 use crate::kernel;
-use crate::Kernel;
+use crate::kernel::Kernel;
 
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_avx2, "avx2");
@@ -193,9 +193,9 @@ fn resolve() -> Kernel {
 /// [`crate::set_kernel`]). Every value either atomic holds, at any moment,
 /// is an available kernel's: a reader that sees the old id with the new
 /// entry point, or the reverse, runs a kernel this CPU has either way.
-pub(crate) fn set(kernel: Kernel) -> Result<(), crate::KernelNameError> {
+pub(crate) fn set(kernel: Kernel) -> Result<(), crate::kernel::KernelNameError> {
     if !is_available(kernel) {
-        return Err(crate::KernelNameError::Unavailable);
+        return Err(crate::kernel::KernelNameError::Unavailable);
     }
     ACTIVE.store(kernel as u8, Ordering::Relaxed);
     ENTRY.store(entry(kernel) as *mut (), Ordering::Relaxed);

@@ -22,8 +22,9 @@
 
 use utf8guard_dfa::{Invalid, State};
 
+use crate::dialect::{Dialect, Inspection};
 use crate::error::Utf8Error;
-use crate::{dispatch, kernel, Dialect, Inspection};
+use crate::{dispatch, kernel};
 
 /// What may be carried: an unfinished sequence of any dialect (up to 5
 /// bytes), or a proper prefix of Corrected UTF-8's magic number (up to 7).

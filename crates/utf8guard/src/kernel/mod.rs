@@ -21,6 +21,7 @@
     )),
     allow(dead_code)
 )]
+mod choice;
 pub(crate) mod dialects;
 pub(crate) mod scalar;
 
@@ -182,8 +183,10 @@ pub(crate) mod neon;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub(crate) mod simd128;
 
+pub use choice::{Kernel, KernelNameError};
+
+use crate::dialect::{Dialect, Inspection};
 use crate::error::Utf8Error;
-use crate::{Dialect, Inspection, Kernel};
 use utf8guard_dfa::{Automaton, Invalid, State};
 
 /// A kernel's entry point for one dialect: the contract of the module.
@@ -548,7 +551,7 @@ pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
 /// DFA: the DFA, generic over the dialects, is slow to start, where this
 /// takes the few steps to the error (docs/TUNING.md, "Locating an error").
 fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
-    use crate::ErrorKind as Kind;
+    use crate::error::ErrorKind as Kind;
     let mut i = start;
     while let Some(&lead) = bytes.get(i) {
         if lead < 0x80 {
@@ -620,7 +623,7 @@ mod tests {
     extern crate std;
     use std::vec::Vec;
 
-    use crate::Kernel;
+    use crate::kernel::Kernel;
 
     /// The vector kernels' block (where there are any, their `BLOCK`), and
     /// the scalar kernel's chunk: the lengths the tests probe around.
@@ -642,7 +645,8 @@ mod tests {
     #[cfg_attr(miri, ignore)]
     fn first_error_gives_the_dfas_answer() {
         fn check(bytes: &[u8]) {
-            let want = utf8guard_dfa::validate(bytes).map_err(|e| crate::Utf8Error::from_dfa(0, e));
+            let want =
+                utf8guard_dfa::validate(bytes).map_err(|e| crate::error::Utf8Error::from_dfa(0, e));
             assert_eq!(super::first_error(bytes, 0), want, "{bytes:02X?}");
         }
         let every: Vec<u8> = (0..=255).collect();
@@ -893,7 +897,7 @@ mod tests {
     /// check: the offset is the input's, not the part's.
     #[test]
     fn dialect_entry_points_name_the_block_of_the_error() {
-        use crate::Dialect;
+        use crate::dialect::Dialect;
         for &dialect in Dialect::ALL {
             let encode = |cps: &[u32]| -> Vec<u8> {
                 cps.iter()
