@@ -18,7 +18,7 @@ use crate::{dispatch, kernel};
 /// | [`Rfc2279`](Self::Rfc2279) | RFC 2279: 1 to 6 bytes, shortest form, up to U+7FFFFFFF, surrogates allowed | data from before 2003, ISO 10646 |
 /// | [`Corrected`](Self::Corrected) | Corrected UTF-8: 1 to 6 bytes with offsets (no overlong form exists), no `00` but in the magic number, reserved `FE`/`FF` runs well formed | Corrected UTF-8 documents |
 ///
-/// Each dialect is validated by every [`Kernel`] with the same algorithm
+/// Each dialect is validated by every [`Kernel`](crate::Kernel) with the same algorithm
 /// (its own tables and a few checks of its own), and errors are reported as
 /// for strict UTF-8: [`Utf8Error::valid_up_to`] is the length of the
 /// longest well-formed prefix, [`Utf8Error::error_len`] the length of the

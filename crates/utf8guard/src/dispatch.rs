@@ -2,7 +2,7 @@
 //!
 //! The choice is kept twice: its id in one atomic byte (for
 //! [`active_kernel`](crate::active_kernel)) and its entry point in an atomic
-//! pointer. The first call detects the CPU's features (with `cpufeatures`),
+//! pointer. The first call detects the CPU's features ([`crate::cpu`]),
 //! honours `UTF8GUARD_KERNEL` (with the `std` feature; a value that names no
 //! usable kernel is ignored) and stores both; every later call is a load of
 //! the pointer and an indirect call. `validate` and `from_utf8` are inlined
@@ -14,23 +14,8 @@
 
 use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 
-use crate::kernel;
 use crate::kernel::Kernel;
-
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_avx2, "avx2");
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "bmi2");
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(
-    cpuid_avx512_vbmi,
-    "avx512f",
-    "avx512bw",
-    "bmi2",
-    "avx512vbmi"
-);
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_sse42, "ssse3", "sse4.1", "sse4.2");
+use crate::{cpu, kernel};
 
 /// The environment variable that forces a kernel.
 pub const KERNEL_ENV: &str = "UTF8GUARD_KERNEL";
@@ -38,30 +23,13 @@ pub const KERNEL_ENV: &str = "UTF8GUARD_KERNEL";
 const UNRESOLVED: u8 = 0;
 static ACTIVE: AtomicU8 = AtomicU8::new(UNRESOLVED);
 
-/// `true` when the CPU this runs on can execute `kernel`.
-pub(crate) fn is_available(kernel: Kernel) -> bool {
-    match kernel {
-        Kernel::Scalar => true,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42 => cpuid_sse42::get(),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => cpuid_avx2::get(),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => cpuid_avx512::get(),
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        Kernel::Neon => true,
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => true,
-    }
-}
-
 /// The fastest kernel this CPU supports.
 pub(crate) fn detect() -> Kernel {
     Kernel::ALL
         .iter()
         .rev()
         .copied()
-        .find(|&k| is_available(k))
+        .find(|&k| cpu::can_run(k))
         .unwrap_or(Kernel::Scalar)
 }
 
@@ -108,7 +76,7 @@ fn entry(kernel: Kernel) -> Entry {
 /// BMI2).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx512_entry() -> Entry {
-    if has_avx512_vbmi() {
+    if cpu::has_avx512_vbmi() {
         kernel::avx512::vbmi::validate
     } else {
         kernel::avx512::validate
@@ -124,7 +92,7 @@ pub(crate) fn avx512_entry() -> Entry {
 pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
     if kernel::lookup::hints_help() {
         let active = active();
-        let vbmi = active == Kernel::Avx512 && has_avx512_vbmi();
+        let vbmi = active == Kernel::Avx512 && cpu::has_avx512_vbmi();
         return match far_hinted_entry(active, vbmi) {
             // SAFETY: the entry point is the active kernel's, whose
             // features the CPU has (it was chosen for them), with VBMI
@@ -136,7 +104,7 @@ pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
     if active() != Kernel::Avx512 {
         return run(bytes);
     }
-    let far: Entry = if has_avx512_vbmi() {
+    let far: Entry = if cpu::has_avx512_vbmi() {
         kernel::avx512::vbmi::validate_far
     } else {
         kernel::avx512::validate_shuffled
@@ -160,14 +128,6 @@ pub(crate) fn far_hinted_entry(kernel: Kernel, vbmi: bool) -> Option<Entry> {
         Kernel::Sse42 => kernel::sse42::validate_far_hinted,
         Kernel::Scalar => return None,
     })
-}
-
-/// `true` when the CPU has what the AVX-512 kernel's `vpermb` entry points
-/// need: the kernel's own features and AVX-512VBMI.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn has_avx512_vbmi() -> bool {
-    cpuid_avx512_vbmi::get()
 }
 
 #[cold]
@@ -194,7 +154,7 @@ fn resolve() -> Kernel {
 /// is an available kernel's: a reader that sees the old id with the new
 /// entry point, or the reverse, runs a kernel this CPU has either way.
 pub(crate) fn set(kernel: Kernel) -> Result<(), crate::kernel::KernelNameError> {
-    if !is_available(kernel) {
+    if !cpu::can_run(kernel) {
         return Err(crate::kernel::KernelNameError::Unavailable);
     }
     ACTIVE.store(kernel as u8, Ordering::Relaxed);

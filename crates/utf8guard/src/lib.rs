@@ -14,6 +14,7 @@ mod batch;
 mod chunks;
 pub mod compat;
 pub mod corrected;
+mod cpu;
 mod decode;
 mod dialect;
 mod dispatch;
@@ -231,7 +232,7 @@ pub mod __bench {
         bytes: &[u8],
     ) -> Option<Result<&str, crate::Utf8Error>> {
         let vbmi = vbmi && kernel == crate::Kernel::Avx512;
-        if !kernel.is_available() || (vbmi && !crate::dispatch::has_avx512_vbmi()) {
+        if !kernel.is_available() || (vbmi && !crate::cpu::has_avx512_vbmi()) {
             return None;
         }
         let entry = crate::dispatch::far_hinted_entry(kernel, vbmi)?;

@@ -250,22 +250,11 @@ pub(crate) fn non_ascii_pair_is_valid(bytes: &[u8]) -> bool {
 #[inline(never)]
 pub(crate) fn short_is_valid_out_of_line(bytes: &[u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if has_bmi2() {
+    if crate::cpu::has_bmi2() {
         // SAFETY: the CPU has BMI2.
         return unsafe { short_is_valid_bmi2(bytes) };
     }
     short_is_valid(bytes)
-}
-
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_bmi2, "bmi2");
-
-/// `true` when the CPU has BMI2 (detected once): the shift DFA's copies
-/// compiled for it, here and in the scalar kernel, may run.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn has_bmi2() -> bool {
-    cpuid_bmi2::get()
 }
 
 /// [`short_is_valid`] compiled for BMI2: the shift DFA's steps are one

@@ -454,8 +454,9 @@ fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
 fn wide_scan() -> Width {
     #[cfg(target_arch = "x86_64")]
     {
-        use crate::dispatch::{active, is_available};
-        use crate::Kernel;
+        use crate::cpu::can_run as is_available;
+        use crate::dispatch::active;
+        use crate::kernel::Kernel;
         match active() {
             Kernel::Avx512 if is_available(Kernel::Avx512) => Width::Avx512,
             Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Width::Avx2,
@@ -1317,7 +1318,7 @@ mod tests {
         let mut widths = vec![Width::Base];
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::{dispatch::is_available, Kernel};
+            use crate::{cpu::can_run as is_available, kernel::Kernel};
             if is_available(Kernel::Avx2) {
                 widths.push(Width::Avx2);
             }

@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::dialect::Dialect;
 use crate::error::Utf8Error;
-use crate::{dispatch, kernel, small};
+use crate::{cpu, dispatch, kernel, small};
 
 /// A validation kernel: one implementation of the same check.
 ///
@@ -128,7 +128,7 @@ impl Kernel {
 
     /// `true` when this CPU can run the kernel.
     pub fn is_available(self) -> bool {
-        dispatch::is_available(self)
+        cpu::can_run(self)
     }
 
     /// The kernels this CPU can run, slowest first.

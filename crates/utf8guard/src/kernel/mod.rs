@@ -217,19 +217,15 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => avx2::validate_dialect::<S>,
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512
-            if <S as dialects::Spec>::SCREEN_FIRST && crate::dispatch::has_avx512_vbmi() =>
-        {
+        Kernel::Avx512 if <S as dialects::Spec>::SCREEN_FIRST && crate::cpu::has_avx512_vbmi() => {
             avx512::vbmi::validate_dialect_screen_first::<S>
         }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if <S as dialects::Spec>::VPERMB && crate::dispatch::has_avx512_vbmi() => {
+        Kernel::Avx512 if <S as dialects::Spec>::VPERMB && crate::cpu::has_avx512_vbmi() => {
             avx512::vbmi::validate_dialect::<S>
         }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512
-            if <S as dialects::Spec>::UTF8_FIRST && crate::dispatch::has_avx512_vbmi() =>
-        {
+        Kernel::Avx512 if <S as dialects::Spec>::UTF8_FIRST && crate::cpu::has_avx512_vbmi() => {
             avx512::vbmi::validate_dialect_utf8_first::<S>
         }
         #[cfg(target_arch = "x86_64")]
@@ -271,7 +267,7 @@ pub(crate) fn bmp_utf8_fn(kernel: Kernel, no_nul: bool) -> Option<DialectFn> {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => Some(avx2::validate_dialect::<S>),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 if crate::dispatch::has_avx512_vbmi() => {
+            Kernel::Avx512 if crate::cpu::has_avx512_vbmi() => {
                 Some(avx512::vbmi::validate_dialect::<S>)
             }
             #[cfg(target_arch = "x86_64")]
@@ -720,7 +716,7 @@ mod tests {
             if Kernel::Avx512.is_available() {
                 // SAFETY: AVX-512F and BW were just detected.
                 unsafe { super::simd::check_operations::<super::avx512::V512>() };
-                if std::is_x86_feature_detected!("avx512vbmi") {
+                if crate::cpu::has_avx512_vbmi() {
                     // SAFETY: AVX-512F, BW, BMI2 and VBMI were detected.
                     unsafe { super::simd::check_operations::<super::avx512::V512<true>>() };
                 }

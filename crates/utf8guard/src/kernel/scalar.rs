@@ -239,7 +239,7 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
 #[inline(never)]
 pub(crate) fn validate_out_of_line(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
-    if small::has_bmi2() {
+    if crate::cpu::has_bmi2() {
         // SAFETY: the CPU has BMI2.
         return unsafe { validate_bmi2(bytes) };
     }
@@ -284,7 +284,7 @@ fn is_ascii_up_to_256(bytes: &[u8]) -> bool {
 #[inline(never)]
 fn validate_long(bytes: &[u8]) -> Result<(), usize> {
     #[cfg(target_arch = "x86_64")]
-    if small::has_bmi2() {
+    if crate::cpu::has_bmi2() {
         // SAFETY: the CPU has BMI2.
         return unsafe { validate_long_bmi2(bytes) };
     }

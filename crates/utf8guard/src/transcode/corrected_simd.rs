@@ -76,8 +76,9 @@ impl Blocks {
     pub(super) fn new(way: Way) -> Option<Blocks> {
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::dispatch::{active, is_available};
-            use crate::Kernel;
+            use crate::cpu::can_run as is_available;
+            use crate::dispatch::active;
+            use crate::kernel::Kernel;
             match active() {
                 Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Some(Blocks { way }),
                 _ => None,

@@ -33,18 +33,16 @@ pub(super) enum Level {
     Vbmi,
 }
 
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_vbmi, "avx512f", "avx512bw", "avx512vbmi");
-
 pub(super) fn level() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
-        use crate::dispatch::{active, is_available};
-        use crate::Kernel;
+        use crate::cpu::{can_run as is_available, has_avx512_vbmi};
+        use crate::dispatch::active;
+        use crate::kernel::Kernel;
         let avx2 = is_available(Kernel::Avx2);
         match active() {
             Kernel::Avx512 if avx2 && is_available(Kernel::Avx512) => {
-                if cpuid_vbmi::get() {
+                if has_avx512_vbmi() {
                     Level::Vbmi
                 } else {
                     Level::Avx512

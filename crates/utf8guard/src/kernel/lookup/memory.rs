@@ -82,28 +82,9 @@ pub(crate) fn hints_help() -> bool {
 #[cold]
 #[inline(never)]
 fn decide_hints() -> bool {
-    let on = cfg!(target_arch = "x86_64") && !is_amd();
+    let on = cfg!(target_arch = "x86_64") && !crate::cpu::is_amd();
     HINTS.store(if on { HINTS_ON } else { HINTS_OFF }, Ordering::Relaxed);
     on
-}
-
-/// `true` on an x86_64 CPU whose vendor string is AMD's or Hygon's (never
-/// under Miri, which has no CPUID).
-fn is_amd() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        // Leaf 0: the vendor string in EBX, EDX, ECX ("Auth" "enti"
-        // "cAMD"); the first four bytes tell AMD and Hygon from Intel.
-        // `unsafe` before Rust 1.95 (the crate's minimum is older).
-        #[allow(unused_unsafe)]
-        // SAFETY: every x86_64 CPU has the CPUID instruction, and leaf 0
-        // exists on all of them.
-        let leaf = unsafe { core::arch::x86_64::__cpuid(0) };
-        let first = leaf.ebx.to_le_bytes();
-        first == *b"Auth" || first == *b"Hygo"
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    false
 }
 
 /// Sets whether the main loop sends prefetch hints: `Some` forces them on
