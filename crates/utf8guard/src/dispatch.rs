@@ -17,9 +17,6 @@ use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use crate::kernel::Kernel;
 use crate::{cpu, kernel};
 
-/// The environment variable that forces a kernel.
-pub const KERNEL_ENV: &str = "UTF8GUARD_KERNEL";
-
 const UNRESOLVED: u8 = 0;
 static ACTIVE: AtomicU8 = AtomicU8::new(UNRESOLVED);
 
@@ -58,7 +55,7 @@ static ENTRY: AtomicPtr<()> = AtomicPtr::new(first_run as Entry as *mut ());
 fn entry(kernel: Kernel) -> Entry {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512_entry(),
+        Kernel::Avx512 => kernel::avx512::strict_entry(),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => kernel::avx2::validate,
         #[cfg(target_arch = "x86_64")]
@@ -68,18 +65,6 @@ fn entry(kernel: Kernel) -> Entry {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Kernel::Simd128 => kernel::simd128::validate,
         Kernel::Scalar => kernel::scalar::validate_out_of_line,
-    }
-}
-
-/// The AVX-512 kernel's strict entry point: with `vpermb` where the CPU has
-/// AVX-512VBMI. The CPU must have what the kernel needs (AVX-512F and BW,
-/// BMI2).
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn avx512_entry() -> Entry {
-    if cpu::has_avx512_vbmi() {
-        kernel::avx512::vbmi::validate
-    } else {
-        kernel::avx512::validate
     }
 }
 

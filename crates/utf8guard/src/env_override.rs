@@ -10,6 +10,9 @@
 //! ([`Kernel::validate`](crate::Kernel::validate) and the like) is a
 //! programming error, and still panics.
 
+/// The environment variable that forces a kernel.
+pub const KERNEL_ENV: &str = "UTF8GUARD_KERNEL";
+
 #[cfg(feature = "std")]
 pub use with_std::{kernel_override, KernelOverrideError};
 
@@ -22,7 +25,7 @@ mod with_std {
     use std::string::String;
     use std::sync::OnceLock;
 
-    use crate::dispatch::KERNEL_ENV;
+    use super::KERNEL_ENV;
     use crate::kernel::{Kernel, KernelNameError};
 
     /// A `UTF8GUARD_KERNEL` value that was ignored, and why.
@@ -89,10 +92,11 @@ mod with_std {
     /// ignored because it names no kernel, or one this CPU cannot run (the
     /// detected kernel is then active).
     ///
-    /// The variable is read once, when the kernel is first chosen (this
-    /// function chooses it if nothing has yet). A program that relies on
-    /// the override, such as a benchmark that labels its results with the
-    /// kernel it asked for, should check this before it goes on.
+    /// The variable is read once, by this function or the first choice of
+    /// the kernel, whichever comes first: both see the same value. A
+    /// program that relies on the override, such as a benchmark that labels
+    /// its results with the kernel it asked for, should check this before
+    /// it goes on.
     ///
     /// ```
     /// match utf8guard::kernel_override() {
@@ -102,7 +106,6 @@ mod with_std {
     /// }
     /// ```
     pub fn kernel_override() -> Result<Option<Kernel>, KernelOverrideError> {
-        crate::dispatch::active();
         OVERRIDE.get_or_init(read).clone()
     }
 }

@@ -42,8 +42,8 @@ pub use batch::{
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
 pub use decode::{Decode, Decoded};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
-pub use dispatch::KERNEL_ENV;
 pub use encode::{EncodeError, Encoded};
+pub use env_override::KERNEL_ENV;
 #[cfg(feature = "std")]
 pub use env_override::{kernel_override, KernelOverrideError};
 pub use error::{ErrorKind, Utf8Error};

@@ -232,6 +232,17 @@ strict_entry_points!(
     "AVX-512F, AVX-512BW and BMI2"
 );
 
+/// The AVX-512 kernel's strict entry point: with `vpermb` where the CPU has
+/// AVX-512VBMI. The CPU must have what the kernel needs (AVX-512F and BW,
+/// BMI2).
+pub(crate) fn strict_entry() -> super::DialectFn {
+    if crate::cpu::has_avx512_vbmi() {
+        vbmi::validate
+    } else {
+        validate
+    }
+}
+
 /// The entry points with `vpermb` for the nibble lookups: three `and`s
 /// fewer per vector, which makes non-ASCII text faster (docs/TUNING.md,
 /// "vpermb for strict UTF-8").

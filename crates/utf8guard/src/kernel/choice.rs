@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::dialect::Dialect;
 use crate::error::Utf8Error;
-use crate::{cpu, dispatch, kernel, small};
+use crate::{cpu, kernel, small};
 
 /// A validation kernel: one implementation of the same check.
 ///
@@ -275,7 +275,7 @@ impl Kernel {
             Kernel::Avx2 => unsafe { kernel::avx2::validate(bytes) },
             // SAFETY: availability was asserted above.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { dispatch::avx512_entry()(bytes) },
+            Kernel::Avx512 => unsafe { kernel::avx512::strict_entry()(bytes) },
             #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
             Kernel::Neon => kernel::neon::validate(bytes),
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
