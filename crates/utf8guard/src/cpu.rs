@@ -56,6 +56,16 @@ pub(crate) fn has_bmi2() -> bool {
 
 /// `true` on an x86_64 CPU whose vendor string is AMD's or Hygon's (never
 /// under Miri, which has no CPUID).
+// Asked by the vector kernels' memory policy, which a target without
+// vector kernels does not compile.
+#[cfg_attr(
+    not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon"),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
+    allow(dead_code)
+)]
 pub(crate) fn is_amd() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
@@ -71,4 +81,48 @@ pub(crate) fn is_amd() -> bool {
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     false
+}
+
+/// The widest vectors the transcoders' loops may use with `kernel` active:
+/// its own (never wider than a forced kernel), where this CPU has them.
+/// A level above `Scalar` is made only by [`level_for`], after testing the
+/// CPU: holding one proves the features it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// The target's baseline (SSE2 on x86-64).
+    Scalar,
+    /// AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512 F and BW, and AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// AVX-512 F, BW and VBMI, and AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Vbmi,
+}
+
+/// The [`Level`] of `kernel` on this CPU: the AVX-512 levels for the
+/// AVX-512 kernel, AVX2 for the AVX2 kernel, the baseline for the others.
+pub(crate) fn level_for(kernel: Kernel) -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = can_run(Kernel::Avx2);
+        match kernel {
+            Kernel::Avx512 if avx2 && can_run(Kernel::Avx512) => {
+                if has_avx512_vbmi() {
+                    Level::Vbmi
+                } else {
+                    Level::Avx512
+                }
+            }
+            Kernel::Avx2 | Kernel::Avx512 if avx2 => Level::Avx2,
+            _ => Level::Scalar,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = kernel;
+        Level::Scalar
+    }
 }

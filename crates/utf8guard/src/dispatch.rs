@@ -162,6 +162,13 @@ pub(crate) fn active() -> Kernel {
     }
 }
 
+/// The vectors the transcoders may use with the active kernel (see
+/// [`cpu::level_for`]).
+#[inline]
+pub(crate) fn level() -> cpu::Level {
+    cpu::level_for(active())
+}
+
 /// Run the active kernel.
 #[inline(always)]
 pub(crate) fn run(bytes: &[u8]) -> Result<(), usize> {

@@ -41,6 +41,7 @@ use core::fmt;
 #[cfg(feature = "alloc")]
 use alloc::{string::String, vec::Vec};
 
+use crate::cpu::Level;
 use crate::decode::{self, Decode, Decoded, MAGIC};
 use crate::dialect::Dialect;
 use crate::encode::{EncodeError, Encoded};
@@ -310,7 +311,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
             }
         }
     }
-    let width = wide_scan();
+    let level = crate::dispatch::level();
     while at < bytes.len() {
         let end = bytes.len().min(at + PIECE);
         let piece = &bytes[at..end];
@@ -328,7 +329,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
             }
         };
         if !(lo == 0 && hi == 0xFF) {
-            if let Some(n) = first_outside(&piece[..valid], (lo, hi), width) {
+            if let Some(n) = first_outside(&piece[..valid], (lo, hi), level) {
                 return at + n;
             }
         }
@@ -340,34 +341,20 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
     at
 }
 
-/// How wide a scan [`first_outside`] may use (from [`wide_scan`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Width {
-    /// The target's baseline (SSE2 on x86-64).
-    Base,
-    /// AVX2, which the CPU has.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// AVX-512 (F and BW), which the CPU has.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
 /// The offset of the first byte of `bytes` outside `lo..=hi`, with the
-/// widest vectors `width` allows.
+/// widest vectors `level` allows.
 #[inline(always)]
-fn first_outside(bytes: &[u8], range: (u8, u8), width: Width) -> Option<usize> {
+fn first_outside(bytes: &[u8], range: (u8, u8), level: Level) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    match width {
-        // SAFETY: `width` comes from `wide_scan`, which found AVX2 on this
-        // CPU.
-        Width::Avx2 => return unsafe { first_outside_avx2(bytes, range) },
-        // SAFETY: `width` comes from `wide_scan`, which found AVX-512 F and
-        // BW on this CPU.
-        Width::Avx512 => return unsafe { first_outside_avx512(bytes, range) },
-        Width::Base => {}
+    match level {
+        // SAFETY: a `Level` above `Scalar` proves its features on this CPU
+        // (`cpu::level_for`): AVX2 here.
+        Level::Avx2 => return unsafe { first_outside_avx2(bytes, range) },
+        // SAFETY: as above: AVX-512 F and BW.
+        Level::Avx512 | Level::Vbmi => return unsafe { first_outside_avx512(bytes, range) },
+        Level::Scalar => {}
     }
-    let _ = width;
+    let _ = level;
     scan_blocks(bytes, range)
 }
 
@@ -447,24 +434,6 @@ fn outside_bytes(block: &[u8], (lo, hi): (u8, u8)) -> bool {
     block
         .iter()
         .fold(false, |out, &b| out | (b.wrapping_sub(lo) > hi - lo))
-}
-
-/// How wide a scan [`first_outside`] may use: as wide as the kernel the
-/// dispatcher chose (not wider than a forced one), if the CPU has it.
-fn wide_scan() -> Width {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::cpu::can_run as is_available;
-        use crate::dispatch::active;
-        use crate::kernel::Kernel;
-        match active() {
-            Kernel::Avx512 if is_available(Kernel::Avx512) => Width::Avx512,
-            Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Width::Avx2,
-            _ => Width::Base,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    Width::Base
 }
 
 /// The most bytes the fast converter writes for `len` bytes of `from` in
@@ -1313,17 +1282,17 @@ mod tests {
     }
 
     /// The widths of scan this CPU can run.
-    fn widths() -> Vec<Width> {
+    fn widths() -> Vec<Level> {
         #[allow(unused_mut)]
-        let mut widths = vec![Width::Base];
+        let mut widths = vec![Level::Scalar];
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::{cpu::can_run as is_available, kernel::Kernel};
-            if is_available(Kernel::Avx2) {
-                widths.push(Width::Avx2);
-            }
-            if is_available(Kernel::Avx512) {
-                widths.push(Width::Avx512);
+            use crate::kernel::Kernel;
+            for kernel in [Kernel::Avx2, Kernel::Avx512] {
+                let level = crate::cpu::level_for(kernel);
+                if level != Level::Scalar && !widths.contains(&level) {
+                    widths.push(level);
+                }
             }
         }
         widths

@@ -25,7 +25,8 @@
 //! On x86-64 with the AVX2 or AVX-512 kernel active; elsewhere, and under
 //! the scalar and SSE4.2 kernels, it converts nothing.
 
-use super::pairs_simd::{level, Level};
+use crate::cpu::Level;
+use crate::dispatch::level;
 
 /// Whether [`to_utf16`] converts anything on this machine, with its active
 /// kernel.

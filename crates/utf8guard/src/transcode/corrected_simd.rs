@@ -74,20 +74,13 @@ impl Blocks {
     /// The block converter for `way`, if the dispatched kernel is AVX2 or
     /// AVX-512 (not forced lower) and the CPU has AVX2.
     pub(super) fn new(way: Way) -> Option<Blocks> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::cpu::can_run as is_available;
-            use crate::dispatch::active;
-            use crate::kernel::Kernel;
-            match active() {
-                Kernel::Avx2 | Kernel::Avx512 if is_available(Kernel::Avx2) => Some(Blocks { way }),
-                _ => None,
+        match crate::dispatch::level() {
+            crate::cpu::Level::Scalar => {
+                let _ = way;
+                None
             }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = way;
-            None
+            #[cfg(target_arch = "x86_64")]
+            _ => Some(Blocks { way }),
         }
     }
 

@@ -957,7 +957,7 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// Returns the units read and the bytes written.
 pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
     let (mut i, mut w) = (0, 0);
-    let level = super::pairs_simd::level();
+    let level = crate::dispatch::level();
     let vectors = super::utf16_simd::available(level);
     // Where the vector loop is tried again after it stopped, and how far
     // on it is tried next after converting nothing: in text dense with

@@ -18,43 +18,8 @@
 //! for UTF-16, AVX-512 F/BW (16 characters a step). Elsewhere, and under
 //! the scalar and SSE4.2 kernels, they convert nothing.
 
-/// The widest vectors the loops may use: those of the active kernel (not
-/// wider than a forced one), if the CPU has them.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Level {
-    Scalar,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// AVX-512 F and BW, and AVX2.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// AVX-512 F, BW and VBMI, and AVX2.
-    #[cfg(target_arch = "x86_64")]
-    Vbmi,
-}
-
-pub(super) fn level() -> Level {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::cpu::{can_run as is_available, has_avx512_vbmi};
-        use crate::dispatch::active;
-        use crate::kernel::Kernel;
-        let avx2 = is_available(Kernel::Avx2);
-        match active() {
-            Kernel::Avx512 if avx2 && is_available(Kernel::Avx512) => {
-                if has_avx512_vbmi() {
-                    Level::Vbmi
-                } else {
-                    Level::Avx512
-                }
-            }
-            Kernel::Avx2 | Kernel::Avx512 if avx2 => Level::Avx2,
-            _ => Level::Scalar,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    Level::Scalar
-}
+use crate::cpu::Level;
+use crate::dispatch::level;
 
 /// Converts the run of surrogate pairs (`ED A_ __ ED B_ __`) at the start
 /// of `src` into 4-byte forms at the start of `dst`, whole blocks at a

@@ -16,10 +16,10 @@
 //! On x86-64 with the AVX2 or AVX-512 kernel active; elsewhere, and under
 //! the scalar and SSE4.2 kernels, it converts nothing.
 
-use super::pairs_simd::Level;
+use crate::cpu::Level;
 
 /// Whether [`to_utf8`] converts anything at `level` (the machine's, with
-/// its active kernel: [`super::pairs_simd::level`]).
+/// its active kernel: [`crate::dispatch::level`]).
 #[inline]
 pub(super) fn available(level: Level) -> bool {
     level != Level::Scalar
@@ -60,7 +60,7 @@ pub(super) fn to_utf8(level: Level, src: &[u16], dst: &mut [u8]) -> (usize, usiz
 /// (docs/TUNING.md, "WTF-8 length bound").
 #[cfg(feature = "alloc")]
 pub(super) fn wtf8_len_bound(units: &[u16]) -> usize {
-    match super::pairs_simd::level() {
+    match crate::dispatch::level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` found AVX2 on this CPU (AVX-512 implies it).
         Level::Avx2 | Level::Avx512 | Level::Vbmi => unsafe { x86::len_bound_avx2(units) },
