@@ -2,8 +2,6 @@
 //! once each (`cpufeatures` caches the answer), and its vendor. The kernels,
 //! the dispatcher and the transcoders ask here, and nowhere else.
 
-use crate::kernel::Kernel;
-
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_sse42, "ssse3", "sse4.1", "sse4.2");
 #[cfg(target_arch = "x86_64")]
@@ -21,21 +19,27 @@ cpufeatures::new!(
 #[cfg(target_arch = "x86_64")]
 cpufeatures::new!(cpuid_bmi2, "bmi2");
 
-/// `true` when the CPU this runs on can execute `kernel`.
-pub(crate) fn can_run(kernel: Kernel) -> bool {
-    match kernel {
-        Kernel::Scalar => true,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42 => cpuid_sse42::get(),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => cpuid_avx2::get(),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => cpuid_avx512::get(),
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        Kernel::Neon => true,
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => true,
-    }
+/// `true` when the CPU has what the SSE4.2 kernel needs: SSSE3, SSE4.1 and
+/// SSE4.2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_sse42() -> bool {
+    cpuid_sse42::get()
+}
+
+/// `true` when the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx2() -> bool {
+    cpuid_avx2::get()
+}
+
+/// `true` when the CPU has what the AVX-512 kernel needs: AVX-512F and BW,
+/// and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512() -> bool {
+    cpuid_avx512::get()
 }
 
 /// `true` when the CPU has what the AVX-512 kernel's `vpermb` entry points
@@ -83,10 +87,10 @@ pub(crate) fn is_amd() -> bool {
     false
 }
 
-/// The widest vectors the transcoders' loops may use with `kernel` active:
+/// The widest vectors the transcoders' loops may use with a kernel active:
 /// its own (never wider than a forced kernel), where this CPU has them.
-/// A level above `Scalar` is made only by [`level_for`], after testing the
-/// CPU: holding one proves the features it names.
+/// A level above `Scalar` is made only by `dispatch::level_for`, after
+/// testing the CPU: holding one proves the features it names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Level {
     /// The target's baseline (SSE2 on x86-64).
@@ -100,29 +104,4 @@ pub(crate) enum Level {
     /// AVX-512 F, BW and VBMI, and AVX2.
     #[cfg(target_arch = "x86_64")]
     Vbmi,
-}
-
-/// The [`Level`] of `kernel` on this CPU: the AVX-512 levels for the
-/// AVX-512 kernel, AVX2 for the AVX2 kernel, the baseline for the others.
-pub(crate) fn level_for(kernel: Kernel) -> Level {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let avx2 = can_run(Kernel::Avx2);
-        match kernel {
-            Kernel::Avx512 if avx2 && can_run(Kernel::Avx512) => {
-                if has_avx512_vbmi() {
-                    Level::Vbmi
-                } else {
-                    Level::Avx512
-                }
-            }
-            Kernel::Avx2 | Kernel::Avx512 if avx2 => Level::Avx2,
-            _ => Level::Scalar,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = kernel;
-        Level::Scalar
-    }
 }

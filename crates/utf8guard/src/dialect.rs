@@ -190,7 +190,7 @@ impl Dialect {
     /// ```
     pub fn validate(self, bytes: &[u8]) -> bool {
         match self {
-            Dialect::Utf8 => crate::validate(bytes),
+            Dialect::Utf8 => crate::strict::validate(bytes),
             _ => dispatch::active().validate_dialect(self, bytes),
         }
     }
@@ -211,7 +211,7 @@ impl Dialect {
     /// ```
     pub fn check(self, bytes: &[u8]) -> Result<(), Utf8Error> {
         match self {
-            Dialect::Utf8 => crate::from_utf8(bytes).map(drop),
+            Dialect::Utf8 => crate::strict::from_utf8(bytes).map(drop),
             _ => dispatch::active().check_dialect(self, bytes),
         }
     }

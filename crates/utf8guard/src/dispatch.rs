@@ -26,7 +26,7 @@ pub(crate) fn detect() -> Kernel {
         .iter()
         .rev()
         .copied()
-        .find(|&k| cpu::can_run(k))
+        .find(|&k| k.is_available())
         .unwrap_or(Kernel::Scalar)
 }
 
@@ -139,7 +139,7 @@ fn resolve() -> Kernel {
 /// is an available kernel's: a reader that sees the old id with the new
 /// entry point, or the reverse, runs a kernel this CPU has either way.
 pub(crate) fn set(kernel: Kernel) -> Result<(), crate::kernel::KernelNameError> {
-    if !cpu::can_run(kernel) {
+    if !kernel.is_available() {
         return Err(crate::kernel::KernelNameError::Unavailable);
     }
     ACTIVE.store(kernel as u8, Ordering::Relaxed);
@@ -163,10 +163,36 @@ pub(crate) fn active() -> Kernel {
 }
 
 /// The vectors the transcoders may use with the active kernel (see
-/// [`cpu::level_for`]).
+/// [`level_for`]).
 #[inline]
 pub(crate) fn level() -> cpu::Level {
-    cpu::level_for(active())
+    level_for(active())
+}
+
+/// The [`Level`](cpu::Level) of `kernel` on this CPU: the AVX-512 levels
+/// for the AVX-512 kernel, AVX2 for the AVX2 kernel, the baseline for the
+/// others.
+pub(crate) fn level_for(kernel: Kernel) -> cpu::Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = cpu::has_avx2();
+        match kernel {
+            Kernel::Avx512 if avx2 && cpu::has_avx512() => {
+                if cpu::has_avx512_vbmi() {
+                    cpu::Level::Vbmi
+                } else {
+                    cpu::Level::Avx512
+                }
+            }
+            Kernel::Avx2 | Kernel::Avx512 if avx2 => cpu::Level::Avx2,
+            _ => cpu::Level::Scalar,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = kernel;
+        cpu::Level::Scalar
+    }
 }
 
 /// Run the active kernel.

@@ -320,7 +320,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
         let (valid, done) = if hi < 0x80 {
             (piece.len(), false)
         } else {
-            match crate::from_utf8(piece) {
+            match crate::strict::from_utf8(piece) {
                 Ok(_) => (piece.len(), false),
                 // A sequence cut by the piece's end: the next piece starts
                 // with it.
@@ -348,7 +348,7 @@ fn first_outside(bytes: &[u8], range: (u8, u8), level: Level) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     match level {
         // SAFETY: a `Level` above `Scalar` proves its features on this CPU
-        // (`cpu::level_for`): AVX2 here.
+        // (`dispatch::level_for`): AVX2 here.
         Level::Avx2 => return unsafe { first_outside_avx2(bytes, range) },
         // SAFETY: as above: AVX-512 F and BW.
         Level::Avx512 | Level::Vbmi => return unsafe { first_outside_avx512(bytes, range) },
@@ -1289,7 +1289,7 @@ mod tests {
         {
             use crate::kernel::Kernel;
             for kernel in [Kernel::Avx2, Kernel::Avx512] {
-                let level = crate::cpu::level_for(kernel);
+                let level = crate::dispatch::level_for(kernel);
                 if level != Level::Scalar && !widths.contains(&level) {
                     widths.push(level);
                 }

@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::dialect::Dialect;
 use crate::error::Utf8Error;
-use crate::{cpu, kernel, small};
+use crate::{kernel, small};
 
 /// A validation kernel: one implementation of the same check.
 ///
@@ -128,7 +128,19 @@ impl Kernel {
 
     /// `true` when this CPU can run the kernel.
     pub fn is_available(self) -> bool {
-        cpu::can_run(self)
+        match self {
+            Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => crate::cpu::has_sse42(),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => crate::cpu::has_avx2(),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => crate::cpu::has_avx512(),
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Kernel::Neon => true,
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => true,
+        }
     }
 
     /// The kernels this CPU can run, slowest first.

@@ -11,6 +11,8 @@
 //! own longest sequence; [`check_dialect`] turns their answer into an exact
 //! error.
 
+mod choice;
+
 // The dialects' tables serve the vector kernels; on a target with none of
 // them only their names and automata are used.
 #[cfg_attr(
@@ -21,7 +23,6 @@
     )),
     allow(dead_code)
 )]
-mod choice;
 pub(crate) mod dialects;
 pub(crate) mod scalar;
 
@@ -685,7 +686,11 @@ mod tests {
             }
             assert_eq!(kernel.validate(&exact), expected.is_ok(), "{kernel}");
         }
-        assert_eq!(crate::validate(&exact), expected.is_ok(), "dispatched");
+        assert_eq!(
+            crate::strict::validate(&exact),
+            expected.is_ok(),
+            "dispatched"
+        );
     }
 
     #[test]
