@@ -235,7 +235,7 @@ pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), B
     let values = &values[..end];
 
     // One pass over the values: the first error, or none before `end`.
-    let bad_at = match crate::strict::from_utf8(&values[start..]) {
+    let bad_at = match crate::validate::from_utf8(&values[start..]) {
         Ok(_) => end,
         Err(error) => start + error.valid_up_to(),
     };
@@ -306,9 +306,9 @@ pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), B
     // within its first few bytes from there. Should the bytes from `from`
     // be valid after all, validate the whole string: the answer is right
     // either way.
-    let error = match crate::strict::from_utf8(&values[from..string_end]) {
+    let error = match crate::validate::from_utf8(&values[from..string_end]) {
         Err(error) => error.shifted(from - start),
-        Ok(_) => match crate::strict::from_utf8(&values[start..string_end]) {
+        Ok(_) => match crate::validate::from_utf8(&values[start..string_end]) {
             Err(error) => error,
             Ok(_) => return Ok(()),
         },
@@ -445,7 +445,7 @@ impl<O: Offset> Iterator for InvalidStrings<'_, O> {
                 if !cut {
                     continue;
                 }
-                match crate::strict::from_utf8(&values[start..end]) {
+                match crate::validate::from_utf8(&values[start..end]) {
                     Ok(_) => continue,
                     Err(error) => return Some((row, error)),
                 }
@@ -453,7 +453,7 @@ impl<O: Offset> Iterator for InvalidStrings<'_, O> {
             // The string holds the run's error (or starts inside the
             // character that it cuts): check it alone, then find the next
             // error from its end, where the next string starts afresh.
-            let result = crate::strict::from_utf8(&values[start..end]);
+            let result = crate::validate::from_utf8(&values[start..end]);
             self.bad_at = scan(values, end);
             match result {
                 Ok(_) => continue,
@@ -467,7 +467,7 @@ impl<O: Offset> Iterator for InvalidStrings<'_, O> {
 /// The position of the first error of `values[from..]`, counted from the
 /// start of `values`; `values.len()` when there is none.
 fn scan(values: &[u8], from: usize) -> usize {
-    match crate::strict::from_utf8(&values[from..]) {
+    match crate::validate::from_utf8(&values[from..]) {
         Ok(_) => values.len(),
         Err(error) => from + error.valid_up_to(),
     }
@@ -495,7 +495,7 @@ fn position<O: Offset>(offset: O) -> usize {
 /// ```
 pub fn validate_batch<S: AsRef<[u8]>>(strings: &[S]) -> Result<(), BatchError> {
     for (index, string) in strings.iter().enumerate() {
-        if let Err(error) = crate::strict::from_utf8(string.as_ref()) {
+        if let Err(error) = crate::validate::from_utf8(string.as_ref()) {
             return Err(BatchError::Invalid { index, error });
         }
     }

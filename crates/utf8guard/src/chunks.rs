@@ -67,7 +67,7 @@ impl<'a> Iterator for Utf8Chunks<'a> {
             return None;
         }
         let rest = self.rest;
-        let (valid, invalid_len) = match crate::strict::from_utf8(rest) {
+        let (valid, invalid_len) = match crate::validate::from_utf8(rest) {
             Ok(valid) => (valid, 0),
             Err(e) => {
                 let at = e.valid_up_to();

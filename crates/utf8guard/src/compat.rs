@@ -73,7 +73,7 @@
 /// ```
 #[inline]
 pub fn from_utf8(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
-    match crate::strict::from_utf8(bytes) {
+    match crate::validate::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) => Err(core_error(bytes, &e)),
     }
@@ -90,7 +90,7 @@ pub fn from_utf8(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
 /// ```
 #[inline]
 pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, core::str::Utf8Error> {
-    match crate::strict::from_utf8(bytes) {
+    match crate::validate::from_utf8(bytes) {
         // SAFETY: `from_utf8` just validated these bytes.
         Ok(_) => Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) }),
         Err(e) => Err(core_error(bytes, &e)),

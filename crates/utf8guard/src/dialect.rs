@@ -3,9 +3,6 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::error::Utf8Error;
-use crate::{dispatch, kernel};
-
 /// A member of the UTF-8 family: which byte sequences are well formed.
 ///
 /// | Dialect | What is well formed | Met in |
@@ -20,10 +17,10 @@ use crate::{dispatch, kernel};
 ///
 /// Each dialect is validated by every [`Kernel`](crate::Kernel) with the same algorithm
 /// (its own tables and a few checks of its own), and errors are reported as
-/// for strict UTF-8: [`Utf8Error::valid_up_to`] is the length of the
-/// longest well-formed prefix, [`Utf8Error::error_len`] the length of the
+/// for strict UTF-8: [`Utf8Error::valid_up_to`](crate::Utf8Error::valid_up_to) is the length of the
+/// longest well-formed prefix, [`Utf8Error::error_len`](crate::Utf8Error::error_len) the length of the
 /// maximal subpart (the longest prefix of a well-formed sequence found
-/// there; `None` when the input ends inside one), [`Utf8Error::kind`] the
+/// there; `None` when the input ends inside one), [`Utf8Error::kind`](crate::Utf8Error::kind) the
 /// cause.
 ///
 /// ```
@@ -178,66 +175,17 @@ impl Dialect {
             .map(|(_, d)| d)
     }
 
-    /// `true` when `bytes` is well formed in this dialect, with the
-    /// fastest kernel of this CPU ([`active_kernel`](crate::active_kernel)).
-    /// For [`Dialect::Utf8`] this is [`validate`](crate::validate).
-    ///
-    /// ```
-    /// use utf8guard::Dialect;
-    ///
-    /// assert!(Dialect::Mutf8.validate(b"nul: \xC0\x80"));
-    /// assert!(!Dialect::Mutf8.validate(b"nul: \x00"));
-    /// ```
-    pub fn validate(self, bytes: &[u8]) -> bool {
-        match self {
-            Dialect::Utf8 => crate::strict::validate(bytes),
-            _ => dispatch::active().validate_dialect(self, bytes),
-        }
-    }
-
-    /// `Ok` when `bytes` is well formed in this dialect, else its first
-    /// error, found with the fastest kernel of this CPU. For
-    /// [`Dialect::Utf8`], the error is exactly that of
-    /// [`from_utf8`](crate::from_utf8).
-    ///
-    /// ```
-    /// use utf8guard::{Dialect, ErrorKind};
-    ///
-    /// // A 5-byte sequence: RFC 2279 has them, today's UTF-8 does not.
-    /// let bytes = b"\xF8\x88\x80\x80\x80";
-    /// assert!(Dialect::Rfc2279.check(bytes).is_ok());
-    /// let err = Dialect::Utf8.check(bytes).unwrap_err();
-    /// assert_eq!((err.valid_up_to(), err.error_len(), err.kind()), (0, Some(1), ErrorKind::InvalidByte));
-    /// ```
-    pub fn check(self, bytes: &[u8]) -> Result<(), Utf8Error> {
-        match self {
-            Dialect::Utf8 => crate::strict::from_utf8(bytes).map(drop),
-            _ => dispatch::active().check_dialect(self, bytes),
-        }
-    }
-
-    /// [`check`](Self::check), and what the same pass learns about a
-    /// Corrected UTF-8 document: whether it starts with the magic number,
-    /// and where its first reserved `FE`/`FF` run is (in the other
-    /// dialects, neither is ever found).
-    ///
-    /// ```
-    /// use utf8guard::Dialect;
-    ///
-    /// let doc = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0Aok \xFE\x80\x80 then text\n";
-    /// let found = Dialect::Corrected.inspect(doc).unwrap();
-    /// assert!(found.magic_number());
-    /// assert_eq!(found.first_reserved_run(), Some(11));
-    /// ```
-    pub fn inspect(self, bytes: &[u8]) -> Result<Inspection, Utf8Error> {
-        let kernel = dispatch::active();
-        // SAFETY: the active kernel is available on this CPU.
-        unsafe { kernel::check_dialect(kernel, self, bytes) }
-    }
-
     /// The dialect's reference automaton.
     pub(crate) fn automaton(self) -> &'static utf8guard_dfa::Automaton {
-        kernel::dialects::for_each_spec!(self, |S| <S as kernel::dialects::Spec>::AUTOMATON)
+        match self {
+            Dialect::Utf8 => &utf8guard_dfa::UTF8,
+            Dialect::Unicode31 => &utf8guard_dfa::UNICODE_3_1,
+            Dialect::Wtf8 => &utf8guard_dfa::WTF8,
+            Dialect::Cesu8 => &utf8guard_dfa::CESU8,
+            Dialect::Mutf8 => &utf8guard_dfa::MUTF8,
+            Dialect::Rfc2279 => &utf8guard_dfa::RFC2279,
+            Dialect::Corrected => &utf8guard_dfa::CORRECTED,
+        }
     }
 
     /// The longest well-formed sequence, in bytes (6 for CESU-8's surrogate

@@ -267,7 +267,7 @@ impl<R> Utf8Reader<R> {
     /// The error for a stream that ended inside the held character.
     fn fail_truncated(&mut self) -> io::Error {
         let len = self.partial_len as usize;
-        match crate::strict::from_utf8(&self.partial[..len]) {
+        match crate::validate::from_utf8(&self.partial[..len]) {
             Err(error) => self.fail(error.shifted(self.checked)),
             // Unreachable: `partial` holds an unfinished character.
             Ok(_) => io::Error::other("internal error: held bytes were a whole character"),
@@ -307,7 +307,7 @@ impl<R: Read> Utf8Reader<R> {
                 };
             }
             let filled = held + n;
-            let error = match crate::strict::from_utf8(&out[..filled]) {
+            let error = match crate::validate::from_utf8(&out[..filled]) {
                 Ok(_) => {
                     self.partial_len = 0;
                     self.checked += filled;
@@ -349,7 +349,7 @@ impl<R: Read> Utf8Reader<R> {
         let at = self.leftover_at;
         let n = (self.leftover.len() - at).min(out.len());
         let chunk = &self.leftover[at..at + n];
-        let (valid, bad) = match crate::strict::from_utf8(chunk) {
+        let (valid, bad) = match crate::validate::from_utf8(chunk) {
             Ok(_) => (n, None),
             Err(error) => (
                 error.valid_up_to(),
@@ -484,7 +484,7 @@ impl<R: BufRead> Utf8Reader<R> {
                 let mut whole = self.partial;
                 whole[held..held + take].copy_from_slice(&buf[..take]);
                 let len = held + take;
-                match crate::strict::from_utf8(&whole[..len]) {
+                match crate::validate::from_utf8(&whole[..len]) {
                     Ok(_) => {
                         self.inner.consume(take);
                         self.partial_len = 0;
@@ -510,7 +510,7 @@ impl<R: BufRead> Utf8Reader<R> {
                     }
                 }
             }
-            let error = match crate::strict::from_utf8(buf) {
+            let error = match crate::validate::from_utf8(buf) {
                 Ok(_) => {
                     self.validated = buf.len();
                     self.checked += buf.len();

@@ -39,8 +39,8 @@ pub mod par;
 mod repair;
 mod small;
 mod stream;
-mod strict;
 mod transcode;
+mod validate;
 
 pub use batch::{
     invalid_strings, validate_batch, validate_offsets, BatchError, InvalidStrings, Offset,
@@ -67,11 +67,11 @@ pub use repair::{
     escape, repair, unescape, Repairer, Replacement, UnescapeError, UnknownReplacement,
 };
 pub use stream::StreamValidator;
-pub use strict::{active_kernel, from_utf8, from_utf8_mut, set_kernel, validate};
 #[cfg(feature = "alloc")]
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
 pub use transcode::{utf16_to_wtf8_into, wtf8_to_utf16_into};
 pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
+pub use validate::{active_kernel, from_utf8, from_utf8_mut, set_kernel, validate};
 
 /// The README's examples, compiled and run as doctests so that they stay
 /// true.

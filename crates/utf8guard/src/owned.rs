@@ -22,7 +22,7 @@ use crate::lossy;
 /// ```
 #[inline]
 pub fn string_from_utf8(bytes: Vec<u8>) -> Result<String, FromUtf8Error> {
-    match crate::strict::from_utf8(&bytes) {
+    match crate::validate::from_utf8(&bytes) {
         // SAFETY: `from_utf8` just validated these bytes.
         Ok(_) => Ok(unsafe { String::from_utf8_unchecked(bytes) }),
         Err(error) => Err(FromUtf8Error { bytes, error }),

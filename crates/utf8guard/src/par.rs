@@ -51,7 +51,7 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// ```
 pub fn validate(bytes: &[u8]) -> bool {
     match Plan::for_input(bytes) {
-        None => crate::strict::validate(bytes),
+        None => crate::validate::validate(bytes),
         Some(plan) => plan.validate(bytes),
     }
 }
@@ -75,7 +75,7 @@ pub fn validate(bytes: &[u8]) -> bool {
 /// ```
 pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
     match Plan::for_input(bytes) {
-        None => crate::strict::from_utf8(bytes),
+        None => crate::validate::from_utf8(bytes),
         Some(plan) => {
             plan.find_error(bytes)?;
             // SAFETY: every chunk was validated and found to be whole
@@ -193,7 +193,7 @@ impl Plan {
                     // cuts short: validate on from that character's start;
                     // the error is within its first 4 bytes.
                     let at = start + error.valid_up_to();
-                    crate::strict::from_utf8(&bytes[at..])
+                    crate::validate::from_utf8(&bytes[at..])
                         .map(|_| ())
                         .map_err(|error| error.shifted(at))
                 }
@@ -220,7 +220,7 @@ fn check_chunk(chunk: &[u8], far: bool) -> Result<(), Utf8Error> {
         return Ok(());
     }
     let _ = far;
-    crate::strict::from_utf8(chunk).map(drop)
+    crate::validate::from_utf8(chunk).map(drop)
 }
 
 /// [`crate::validate`] of one chunk, the same way as [`check_chunk`]
@@ -231,7 +231,7 @@ fn chunk_is_valid(chunk: &[u8], far: bool) -> bool {
         return crate::dispatch::run_far(chunk).is_ok();
     }
     let _ = far;
-    crate::strict::validate(chunk)
+    crate::validate::validate(chunk)
 }
 
 #[inline]

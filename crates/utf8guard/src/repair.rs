@@ -536,7 +536,7 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
     let mut out = Vec::with_capacity(lossy::capacity(bytes.len()));
     let mut rest = bytes;
     loop {
-        match crate::strict::from_utf8(rest) {
+        match crate::validate::from_utf8(rest) {
             Ok(_) => {
                 out.extend_from_slice(rest);
                 return Cow::Owned(out);
@@ -566,13 +566,13 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
 /// [`UnescapeError`] where the input is neither UTF-8 nor an escaped byte
 /// (another surrogate, say, or bytes that are not UTF-8 at all).
 pub fn unescape(bytes: &[u8]) -> Result<Cow<'_, [u8]>, UnescapeError> {
-    let mut rest = match crate::strict::from_utf8(bytes) {
+    let mut rest = match crate::validate::from_utf8(bytes) {
         Ok(_) => return Ok(Cow::Borrowed(bytes)),
         Err(_) => bytes,
     };
     let mut out = Vec::with_capacity(bytes.len());
     loop {
-        match crate::strict::from_utf8(rest) {
+        match crate::validate::from_utf8(rest) {
             Ok(_) => {
                 out.extend_from_slice(rest);
                 return Ok(Cow::Owned(out));

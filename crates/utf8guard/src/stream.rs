@@ -228,7 +228,7 @@ impl StreamValidator {
                 rest = &rest[cut..];
             }
         }
-        match crate::strict::from_utf8(rest) {
+        match crate::validate::from_utf8(rest) {
             Ok(_) => {
                 self.accepted += rest.len();
                 Ok(())
@@ -268,7 +268,7 @@ impl StreamValidator {
         if self.dialect != Dialect::Utf8 {
             return self.complete_dialect();
         }
-        match crate::strict::from_utf8(self.carried()) {
+        match crate::validate::from_utf8(self.carried()) {
             Ok(_) => Ok(()),
             Err(error) => Err(error.shifted(self.accepted)),
         }
@@ -328,7 +328,7 @@ impl StreamValidator {
         let take = need.min(chunk.len());
         let mut buf = self.carry;
         buf[have..have + take].copy_from_slice(&chunk[..take]);
-        match crate::strict::from_utf8(&buf[..have + take]) {
+        match crate::validate::from_utf8(&buf[..have + take]) {
             Ok(_) => {
                 // The character is complete and valid.
                 self.accepted += have + take;

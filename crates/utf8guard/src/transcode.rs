@@ -320,7 +320,7 @@ fn unchanged_prefix(bytes: &[u8], (lo, hi): (u8, u8)) -> usize {
         let (valid, done) = if hi < 0x80 {
             (piece.len(), false)
         } else {
-            match crate::strict::from_utf8(piece) {
+            match crate::validate::from_utf8(piece) {
                 Ok(_) => (piece.len(), false),
                 // A sequence cut by the piece's end: the next piece starts
                 // with it.

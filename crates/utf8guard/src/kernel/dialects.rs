@@ -664,31 +664,31 @@ impl Spec for CorrectedScreen {
 macro_rules! for_each_spec {
     ($dialect_value:expr, |$spec:ident| $body:expr) => {
         match $dialect_value {
-            crate::Dialect::Utf8 => {
+            crate::dialect::Dialect::Utf8 => {
                 type $spec = crate::kernel::dialects::Utf8;
                 $body
             }
-            crate::Dialect::Unicode31 => {
+            crate::dialect::Dialect::Unicode31 => {
                 type $spec = crate::kernel::dialects::Unicode31;
                 $body
             }
-            crate::Dialect::Wtf8 => {
+            crate::dialect::Dialect::Wtf8 => {
                 type $spec = crate::kernel::dialects::Wtf8;
                 $body
             }
-            crate::Dialect::Cesu8 => {
+            crate::dialect::Dialect::Cesu8 => {
                 type $spec = crate::kernel::dialects::Cesu8;
                 $body
             }
-            crate::Dialect::Mutf8 => {
+            crate::dialect::Dialect::Mutf8 => {
                 type $spec = crate::kernel::dialects::Mutf8;
                 $body
             }
-            crate::Dialect::Rfc2279 => {
+            crate::dialect::Dialect::Rfc2279 => {
                 type $spec = crate::kernel::dialects::Rfc2279;
                 $body
             }
-            crate::Dialect::Corrected => {
+            crate::dialect::Dialect::Corrected => {
                 type $spec = crate::kernel::dialects::Corrected;
                 $body
             }

@@ -687,7 +687,7 @@ mod tests {
             assert_eq!(kernel.validate(&exact), expected.is_ok(), "{kernel}");
         }
         assert_eq!(
-            crate::strict::validate(&exact),
+            crate::validate::validate(&exact),
             expected.is_ok(),
             "dispatched"
         );
@@ -886,6 +886,18 @@ mod tests {
                     check_all_kernels_dialect(dialect, &bad);
                 }
             }
+        }
+    }
+
+    /// The kernels' spec of each dialect checks against the automaton that
+    /// `Dialect` names (two lists of the same seven pairs).
+    #[test]
+    fn each_dialects_spec_has_the_dialects_automaton() {
+        for &dialect in crate::dialect::Dialect::ALL {
+            let spec = super::dialects::for_each_spec!(dialect, |S| {
+                <S as super::dialects::Spec>::AUTOMATON
+            });
+            assert!(core::ptr::eq(spec, dialect.automaton()), "{dialect}");
         }
     }
 

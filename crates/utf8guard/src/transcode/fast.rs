@@ -44,7 +44,7 @@ const STEP_ROOM: usize = 8;
 /// not at its start (Corrected UTF-8's magic number is not skipped there).
 pub(super) fn valid_prefix(dialect: Dialect, bytes: &[u8]) -> usize {
     let result = match dialect {
-        Dialect::Utf8 => crate::strict::from_utf8(bytes).map(drop),
+        Dialect::Utf8 => crate::validate::from_utf8(bytes).map(drop),
         _ => {
             // SAFETY: the active kernel is one this CPU supports.
             let (_, result) = unsafe {

@@ -1,7 +1,10 @@
-//! Strict UTF-8, dispatched: [`validate`] and [`from_utf8`] (inlined into
-//! their callers: the short inputs' tests, then one call of the active
-//! kernel), and the choice of that kernel.
+//! The dispatched checks: strict UTF-8 ([`validate`] and [`from_utf8`],
+//! inlined into their callers: the short inputs' tests, then one call of
+//! the active kernel), the other dialects ([`Dialect::validate`],
+//! [`Dialect::check`], [`Dialect::inspect`]), and the choice of the kernel
+//! they run.
 
+use crate::dialect::{Dialect, Inspection};
 use crate::error::Utf8Error;
 use crate::kernel::{self, Kernel, KernelNameError};
 use crate::{dispatch, small};
@@ -112,4 +115,63 @@ pub fn active_kernel() -> Kernel {
 /// ```
 pub fn set_kernel(kernel: Kernel) -> Result<(), KernelNameError> {
     dispatch::set(kernel)
+}
+
+impl Dialect {
+    /// `true` when `bytes` is well formed in this dialect, with the
+    /// fastest kernel of this CPU ([`active_kernel`](crate::active_kernel)).
+    /// For [`Dialect::Utf8`] this is [`validate`](crate::validate).
+    ///
+    /// ```
+    /// use utf8guard::Dialect;
+    ///
+    /// assert!(Dialect::Mutf8.validate(b"nul: \xC0\x80"));
+    /// assert!(!Dialect::Mutf8.validate(b"nul: \x00"));
+    /// ```
+    pub fn validate(self, bytes: &[u8]) -> bool {
+        match self {
+            Dialect::Utf8 => validate(bytes),
+            _ => dispatch::active().validate_dialect(self, bytes),
+        }
+    }
+
+    /// `Ok` when `bytes` is well formed in this dialect, else its first
+    /// error, found with the fastest kernel of this CPU. For
+    /// [`Dialect::Utf8`], the error is exactly that of
+    /// [`from_utf8`](crate::from_utf8).
+    ///
+    /// ```
+    /// use utf8guard::{Dialect, ErrorKind};
+    ///
+    /// // A 5-byte sequence: RFC 2279 has them, today's UTF-8 does not.
+    /// let bytes = b"\xF8\x88\x80\x80\x80";
+    /// assert!(Dialect::Rfc2279.check(bytes).is_ok());
+    /// let err = Dialect::Utf8.check(bytes).unwrap_err();
+    /// assert_eq!((err.valid_up_to(), err.error_len(), err.kind()), (0, Some(1), ErrorKind::InvalidByte));
+    /// ```
+    pub fn check(self, bytes: &[u8]) -> Result<(), Utf8Error> {
+        match self {
+            Dialect::Utf8 => from_utf8(bytes).map(drop),
+            _ => dispatch::active().check_dialect(self, bytes),
+        }
+    }
+
+    /// [`check`](Self::check), and what the same pass learns about a
+    /// Corrected UTF-8 document: whether it starts with the magic number,
+    /// and where its first reserved `FE`/`FF` run is (in the other
+    /// dialects, neither is ever found).
+    ///
+    /// ```
+    /// use utf8guard::Dialect;
+    ///
+    /// let doc = b"\xEF\xB7\x9D\xED\xB2\xAE\x00\x0Aok \xFE\x80\x80 then text\n";
+    /// let found = Dialect::Corrected.inspect(doc).unwrap();
+    /// assert!(found.magic_number());
+    /// assert_eq!(found.first_reserved_run(), Some(11));
+    /// ```
+    pub fn inspect(self, bytes: &[u8]) -> Result<Inspection, Utf8Error> {
+        let kernel = dispatch::active();
+        // SAFETY: the active kernel is available on this CPU.
+        unsafe { kernel::check_dialect(kernel, self, bytes) }
+    }
 }
