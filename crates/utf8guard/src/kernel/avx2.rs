@@ -139,7 +139,7 @@ impl SimdU8 for V256 {
     }
 }
 
-strict_entry_points!(V256, "avx2", "AVX2");
+x86_entry_points!(V256, "avx2", "AVX2");
 
 /// The same with the shuffle strategy for the look-behind bytes. Nothing in
 /// the library runs it (the AVX2 kernel's entry points load the
@@ -153,33 +153,4 @@ strict_entry_points!(V256, "avx2", "AVX2");
 pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
     unsafe { lookup::validate::<V256, false, dialects::Utf8>(bytes) }
-}
-
-/// Validation of dialect `D` with AVX2 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V256, true, D>(bytes) }
-}
-
-/// Validation of dialect `D` with AVX2, a cheaper check over the whole
-/// input first (see [`dialects::dialect_first`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract, for both checks.
-    let first = unsafe {
-        if D::SCREEN_FIRST {
-            lookup::validate::<V256, true, D::Screen>(bytes)
-        } else {
-            validate(bytes)
-        }
-    };
-    // SAFETY: as above.
-    dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
 }

@@ -226,7 +226,7 @@ impl<const VBMI: bool> SimdU8 for V512<VBMI> {
     }
 }
 
-strict_entry_points!(
+x86_entry_points!(
     V512,
     "avx512f,avx512bw,bmi2",
     "AVX-512F, AVX-512BW and BMI2"
@@ -243,13 +243,42 @@ pub(crate) fn strict_entry() -> super::DialectFn {
     }
 }
 
+/// The AVX-512 kernel's entry point for dialect `D`: with `vpermb` where
+/// the CPU has AVX-512VBMI, for the dialects that measured faster with it
+/// (the screened ones first through their screen, those that hold all of
+/// UTF-8 through strict UTF-8 first), else with `vpshufb`.
+pub(crate) fn dialect_entry<D: Spec>() -> super::DialectFn {
+    if crate::cpu::has_avx512_vbmi() {
+        if D::SCREEN_FIRST {
+            return vbmi::validate_dialect_first::<D>;
+        }
+        if D::VPERMB {
+            return vbmi::validate_dialect::<D>;
+        }
+        if D::UTF8_FIRST {
+            return vbmi::validate_dialect_utf8_first::<D>;
+        }
+    }
+    vpshufb_dialect_entry::<D>()
+}
+
+/// The AVX-512 kernel's entry point for dialect `D` with `vpshufb`: what a
+/// CPU without AVX-512VBMI runs.
+pub(crate) fn vpshufb_dialect_entry<D: Spec>() -> super::DialectFn {
+    if D::SCREEN_FIRST || D::UTF8_FIRST {
+        validate_dialect_first::<D>
+    } else {
+        validate_dialect::<D>
+    }
+}
+
 /// The entry points with `vpermb` for the nibble lookups: three `and`s
 /// fewer per vector, which makes non-ASCII text faster (docs/TUNING.md,
 /// "vpermb for strict UTF-8").
 pub(crate) mod vbmi {
     use super::{dialects, lookup, Spec, V512};
 
-    strict_entry_points!(
+    x86_entry_points!(
         V512<true>,
         "avx512f,avx512bw,avx512vbmi,bmi2",
         "AVX-512F, AVX-512BW, AVX-512VBMI and BMI2"
@@ -264,17 +293,6 @@ pub(crate) mod vbmi {
     pub(crate) unsafe fn validate_far(bytes: &[u8]) -> Result<(), usize> {
         // SAFETY: this function's own contract.
         unsafe { lookup::validate::<V512<true>, false, dialects::Utf8>(bytes) }
-    }
-
-    /// Validation of dialect `D` with AVX-512 and `vpermb` (see
-    /// [`lookup::validate`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
-    pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-        // SAFETY: this function's own contract.
-        unsafe { lookup::validate::<V512<true>, true, D>(bytes) }
     }
 
     /// Validation of dialect `D`, one of those that hold every well-formed
@@ -296,23 +314,6 @@ pub(crate) mod vbmi {
             super::validate_dialect::<D>(rest)
         })
     }
-
-    /// Validation of dialect `D`, one with a screen ([`Spec::SCREEN_FIRST`]):
-    /// the screen over the whole input first, as a dialect of its own, then,
-    /// from the sequence where it flagged something, `D`'s screened check
-    /// ([`validate_dialect`]), both with `vpermb` (see
-    /// [`dialects::dialect_first`], and [`Spec::SCREEN_FIRST`] for
-    /// why).
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F, AVX-512BW, AVX-512VBMI and BMI2.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
-    pub(crate) unsafe fn validate_dialect_screen_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-        // SAFETY: this function's own contract.
-        let first = unsafe { lookup::validate::<V512<true>, true, D::Screen>(bytes) };
-        // SAFETY: as above.
-        dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
-    }
 }
 
 /// The same with the shuffle strategy for the look-behind bytes: what
@@ -328,34 +329,4 @@ pub(crate) mod vbmi {
 pub(crate) unsafe fn validate_shuffled(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: this function's own contract.
     unsafe { lookup::validate::<V512, false, dialects::Utf8>(bytes) }
-}
-
-/// Validation of dialect `D` with AVX-512 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V512, true, D>(bytes) }
-}
-
-/// Validation of dialect `D` with AVX-512 and `vpshufb`, a cheaper check
-/// over the whole input first (see [`dialects::dialect_first`]): what a CPU
-/// without AVX-512VBMI runs for those dialects.
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract, for both checks.
-    let first = unsafe {
-        if D::SCREEN_FIRST {
-            lookup::validate::<V512, true, D::Screen>(bytes)
-        } else {
-            validate(bytes)
-        }
-    };
-    // SAFETY: as above.
-    dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
 }

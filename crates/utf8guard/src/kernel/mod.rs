@@ -39,9 +39,10 @@ pub(crate) mod lookup;
 ))]
 pub(crate) mod simd;
 
-/// The strict UTF-8 entry point of an x86 kernel, `validate`, for vector
-/// type `$v` with target features `$features` (which `$cpu` names in the
-/// docs), and the two functions it calls out of line.
+/// The entry points of an x86 kernel for vector type `$v` with target
+/// features `$features` (which `$cpu` names in the docs): strict UTF-8's,
+/// `validate`, and the two functions it calls out of line; the one for
+/// `par`'s chunks of a long input; and the dialects' two.
 ///
 /// With 64-byte vectors an input of up to 64 bytes is one masked load and
 /// one check, with no test for ASCII first: `validate` and `from_utf8` have
@@ -64,10 +65,10 @@ pub(crate) mod simd;
 ///   gives this one a second callee, and LLVM then saves a register at its
 ///   entry, before the ASCII front.
 #[cfg(target_arch = "x86_64")]
-macro_rules! strict_entry_points {
+macro_rules! x86_entry_points {
     ($v:ty, $features:literal, $cpu:literal) => {
         /// Strict UTF-8 validation (see [`lookup::validate`] and
-        /// `kernel::strict_entry_points`).
+        /// `kernel::x86_entry_points`).
         ///
         /// # Safety
         #[doc = concat!("The CPU must support ", $cpu, ".")]
@@ -168,6 +169,38 @@ macro_rules! strict_entry_points {
             // SAFETY: this function's own contract.
             unsafe { lookup::validate_located::<$v, true, dialects::Utf8>(bytes, start, far) }
         }
+
+        /// Validation of dialect `D` (see [`lookup::validate`]).
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $cpu, ".")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: this function's own contract.
+            unsafe { lookup::validate::<$v, true, D>(bytes) }
+        }
+
+        /// Validation of dialect `D`, a cheaper check over the whole input
+        /// first: its screen, or strict UTF-8 (see
+        /// [`dialects::dialect_first`]).
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $cpu, ".")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: this function's own contract, for both checks.
+            let first = unsafe {
+                if D::SCREEN_FIRST {
+                    lookup::validate::<$v, true, D::Screen>(bytes)
+                } else {
+                    validate(bytes)
+                }
+            };
+            // SAFETY: as above.
+            dialects::dialect_first::<D>(bytes, first, |rest| unsafe {
+                validate_dialect::<D>(rest)
+            })
+        }
     };
 }
 
@@ -202,52 +235,52 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
     dialects::for_each_spec!(dialect, |S| match kernel {
         Kernel::Scalar => scalar::validate_dialect::<S> as DialectFn,
         #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42
-            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
-        {
-            sse42::validate_dialect_first::<S>
+        Kernel::Sse42 => {
+            plain_or_first::<S>(
+                sse42::validate_dialect::<S>,
+                sse42::validate_dialect_first::<S>,
+            )
         }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Sse42 => sse42::validate_dialect::<S>,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2
-            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
-        {
-            avx2::validate_dialect_first::<S>
+        Kernel::Avx2 => {
+            plain_or_first::<S>(
+                avx2::validate_dialect::<S>,
+                avx2::validate_dialect_first::<S>,
+            )
         }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::validate_dialect::<S>,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if <S as dialects::Spec>::SCREEN_FIRST && crate::cpu::has_avx512_vbmi() => {
-            avx512::vbmi::validate_dialect_screen_first::<S>
-        }
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if <S as dialects::Spec>::VPERMB && crate::cpu::has_avx512_vbmi() => {
-            avx512::vbmi::validate_dialect::<S>
-        }
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if <S as dialects::Spec>::UTF8_FIRST && crate::cpu::has_avx512_vbmi() => {
-            avx512::vbmi::validate_dialect_utf8_first::<S>
-        }
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512_vpshufb::<S>(),
+        Kernel::Avx512 => avx512::dialect_entry::<S>(),
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        Kernel::Neon
-            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
-        {
-            neon::validate_dialect_first::<S>
-        }
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        Kernel::Neon => neon::validate_dialect::<S>,
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128
-            if <S as dialects::Spec>::SCREEN_FIRST || <S as dialects::Spec>::UTF8_FIRST =>
-        {
-            simd128::validate_dialect_first::<S>
+        Kernel::Neon => {
+            plain_or_first::<S>(
+                neon::validate_dialect::<S>,
+                neon::validate_dialect_first::<S>,
+            )
         }
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => simd128::validate_dialect::<S>,
+        Kernel::Simd128 => plain_or_first::<S>(
+            simd128::validate_dialect::<S>,
+            simd128::validate_dialect_first::<S>,
+        ),
     })
+}
+
+/// A vector kernel's entry point for dialect `D`: `first`, its cheaper
+/// check over the whole input first, for the dialects that have one
+/// ([`dialects::Spec::SCREEN_FIRST`], [`dialects::Spec::UTF8_FIRST`]),
+/// else `plain`.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon"),
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+#[inline(always)]
+fn plain_or_first<D: dialects::Spec>(plain: DialectFn, first: DialectFn) -> DialectFn {
+    if D::SCREEN_FIRST || D::UTF8_FIRST {
+        first
+    } else {
+        plain
+    }
 }
 
 /// The vector check that passes exactly the well-formed UTF-8 without a
@@ -430,18 +463,7 @@ pub(crate) unsafe fn check_dialect_part(
 /// AVX-512VBMI for most dialects: for the tests (`__bench`).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx512_vpshufb_dialect_fn(dialect: Dialect) -> DialectFn {
-    dialects::for_each_spec!(dialect, |S| avx512_vpshufb::<S>())
-}
-
-/// The AVX-512 kernel's entry point for dialect `D` with `vpshufb`: what a
-/// CPU without AVX-512VBMI runs.
-#[cfg(target_arch = "x86_64")]
-fn avx512_vpshufb<D: dialects::Spec>() -> DialectFn {
-    if D::SCREEN_FIRST || D::UTF8_FIRST {
-        avx512::validate_dialect_first::<D>
-    } else {
-        avx512::validate_dialect::<D>
-    }
+    dialects::for_each_spec!(dialect, |S| avx512::vpshufb_dialect_entry::<S>())
 }
 
 /// [`check_dialect_part`] with the kernel entry point `run` for `dialect`.

@@ -142,33 +142,4 @@ impl SimdU8 for V128 {
     }
 }
 
-strict_entry_points!(V128, "sse4.2", "SSE4.2");
-
-/// Validation of dialect `D` with SSE4.2 (see [`lookup::validate`]).
-///
-/// # Safety
-/// The CPU must support SSE4.2.
-#[target_feature(enable = "sse4.2")]
-pub(crate) unsafe fn validate_dialect<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract.
-    unsafe { lookup::validate::<V128, true, D>(bytes) }
-}
-
-/// Validation of dialect `D` with SSE4.2, a cheaper check over the whole
-/// input first (see [`dialects::dialect_first`]).
-///
-/// # Safety
-/// The CPU must support SSE4.2.
-#[target_feature(enable = "sse4.2")]
-pub(crate) unsafe fn validate_dialect_first<D: Spec>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: this function's own contract, for both checks.
-    let first = unsafe {
-        if D::SCREEN_FIRST {
-            lookup::validate::<V128, true, D::Screen>(bytes)
-        } else {
-            validate(bytes)
-        }
-    };
-    // SAFETY: as above.
-    dialects::dialect_first::<D>(bytes, first, |rest| unsafe { validate_dialect::<D>(rest) })
-}
+x86_entry_points!(V128, "sse4.2", "SSE4.2");
