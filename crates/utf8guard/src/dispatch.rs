@@ -75,7 +75,7 @@ fn entry(kernel: Kernel) -> Entry {
 /// (see [`crate::kernel::lookup`]'s `SHUFFLES_FROM`).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn run_far(bytes: &[u8]) -> Result<(), usize> {
-    if kernel::lookup::hints_help() {
+    if kernel::lookup::memory().hints {
         let active = active();
         let vbmi = active == Kernel::Avx512 && cpu::has_avx512_vbmi();
         return match far_hinted_entry(active, vbmi) {
@@ -119,6 +119,10 @@ pub(crate) fn far_hinted_entry(kernel: Kernel, vbmi: bool) -> Option<Entry> {
 #[inline(never)]
 fn resolve() -> Kernel {
     let kernel = forced().unwrap_or_else(detect);
+    // The vector kernels' memory policy is this CPU's as well: decided
+    // here, once, with the kernel.
+    #[cfg(target_arch = "x86_64")]
+    kernel::lookup::decide_memory();
     // A kernel chosen by `set` in the meantime stays chosen.
     if let Err(chosen) = ACTIVE.compare_exchange(
         UNRESOLVED,

@@ -5,7 +5,7 @@
 //! checks each block with the screen's tables first ([`check_screened`]).
 //! The loop stops at the first block with an error and says where it is.
 
-use super::memory::{hints_help, prefetch, PREFETCH_MIN, PREFETCH_TEXT_MIN, REMOTE_FROM};
+use super::memory::{memory, prefetch, PREFETCH_MIN, PREFETCH_TEXT_MIN, REMOTE_FROM};
 use super::rules::{
     behind, check_end, check_vector, lead_back, lead_in_last_four, lead_in_last_four_out_of_line,
     pad_byte, Behind, Tables, BLOCK,
@@ -529,7 +529,7 @@ pub(super) unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
     } else {
         (Verdict::Ascii, start)
     };
-    let far_text = (far || len >= PREFETCH_TEXT_MIN) && hints_help();
+    let far_text = (far || len >= PREFETCH_TEXT_MIN) && memory().hints;
     let far_ascii = far_text && len >= PREFETCH_MIN;
     let remote = far || len >= REMOTE_FROM;
     while len - pos >= BLOCK {

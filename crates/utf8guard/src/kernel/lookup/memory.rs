@@ -1,12 +1,12 @@
 //! Where the bytes come from: whether and how far ahead the main loop
-//! sends prefetch hints ([`hints_help`], [`prefetch`]), and the length from
-//! which 64-byte vectors shift their look-behind in instead of loading it
-//! ([`SHUFFLES_FROM`]). These choices follow the memory an input most
-//! likely comes from and the CPU's vendor; they change how fast the
-//! [algorithm](super) runs, not what it checks. Each is explained in
-//! docs/TUNING.md.
+//! sends prefetch hints ([`prefetch`]), and the length from which 64-byte
+//! vectors shift their look-behind in instead of loading it. These choices
+//! follow the memory an input most likely comes from and the CPU's vendor;
+//! they change how fast the [algorithm](super) runs, not what it checks.
+//! The two that depend on the CPU are one [`Memory`] value, decided once
+//! for it. Each is explained in docs/TUNING.md.
 
-use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::rules::BLOCK;
 
@@ -15,7 +15,7 @@ use super::rules::BLOCK;
 use super::validate_located;
 
 /// How far ahead of the bytes being checked the main loop asks for cache
-/// lines, on x86_64 CPUs where [`hints_help`] says the hints pay, for inputs
+/// lines, on x86_64 CPUs where [`Memory::hints`] says the hints pay, for inputs
 /// shorter than [`REMOTE_FROM`]: into the first-level cache. The hardware
 /// prefetchers alone leave a kernel that does more than read well below the
 /// speed of a loop that only reads, on inputs that come from memory. See
@@ -57,65 +57,92 @@ pub(super) const PREFETCH_MIN: usize = 1 << 20;
 /// text").
 pub(super) const PREFETCH_TEXT_MIN: usize = (64 << 10) - BLOCK;
 
-/// Whether the main loop's prefetch hints are sent: [`HINTS_UNKNOWN`] until
-/// the first input long enough for them asks [`hints_help`].
-static HINTS: AtomicU8 = AtomicU8::new(HINTS_UNKNOWN);
-const HINTS_UNKNOWN: u8 = 0;
-const HINTS_ON: u8 = 1;
-const HINTS_OFF: u8 = 2;
+/// The memory policy of the vector kernels on this CPU: whether the main
+/// loop sends prefetch hints, and from which length 64-byte vectors take
+/// their look-behind by shuffles. Decided once, when the kernel is chosen
+/// (`dispatch`) or when a kernel called directly first needs it; the
+/// benchmarks and tests set either part ([`force_hints`],
+/// [`force_shuffles_from`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Memory {
+    /// `true` when the main loop sends prefetch hints: on x86_64, unless
+    /// the CPU is an AMD (or Hygon) one. There the hardware prefetchers
+    /// alone keep up with memory and the hints slowed the kernels; on
+    /// Intel they are what brings the kernels to the speed of reading
+    /// (docs/TUNING.md, "No prefetch hints on AMD").
+    pub(crate) hints: bool,
+    /// Inputs from this long on take their look-behind bytes by shuffles
+    /// of the vectors before, not by loads, with 64-byte vectors on CPUs
+    /// without prefetch hints: [`SHUFFLES_FROM`] but in the tests.
+    pub(crate) shuffles_from: usize,
+}
 
-/// `true` when the main loop should send prefetch hints on this CPU: on
-/// x86_64, unless it is an AMD (or Hygon) one. There the hardware
-/// prefetchers alone keep up with memory and the hints slowed the kernels;
-/// on Intel they are what brings the kernels to the speed of reading
-/// (docs/TUNING.md, "No prefetch hints on AMD"). Asked once, for the first
-/// input long enough to be prefetched; one load after that.
-#[inline(always)]
-pub(crate) fn hints_help() -> bool {
-    match HINTS.load(Ordering::Relaxed) {
-        HINTS_ON => true,
-        HINTS_OFF => false,
-        _ => decide_hints(),
+impl Memory {
+    /// This CPU's policy.
+    fn for_this_cpu() -> Memory {
+        Memory {
+            hints: cfg!(target_arch = "x86_64") && !crate::cpu::is_amd(),
+            shuffles_from: SHUFFLES_FROM,
+        }
+    }
+
+    /// One word: the length, the hints and a bit that is set (0 is "not
+    /// decided yet"). A length past what fits is as good as infinite.
+    fn pack(self) -> usize {
+        (self.shuffles_from.min(usize::MAX >> 2) << 2) | (usize::from(self.hints) << 1) | 1
+    }
+
+    fn unpack(word: usize) -> Memory {
+        Memory {
+            hints: word & 2 != 0,
+            shuffles_from: word >> 2,
+        }
     }
 }
 
+/// The [`Memory`] policy, packed; 0 until it is decided.
+static POLICY: AtomicUsize = AtomicUsize::new(0);
+
+/// The [`Memory`] policy: one load once it is decided.
+#[inline(always)]
+pub(crate) fn memory() -> Memory {
+    match POLICY.load(Ordering::Relaxed) {
+        0 => decide(),
+        word => Memory::unpack(word),
+    }
+}
+
+/// Decides this CPU's [`Memory`] policy, unless it is decided already.
 #[cold]
 #[inline(never)]
-fn decide_hints() -> bool {
-    let on = cfg!(target_arch = "x86_64") && !crate::cpu::is_amd();
-    HINTS.store(if on { HINTS_ON } else { HINTS_OFF }, Ordering::Relaxed);
-    on
+pub(crate) fn decide() -> Memory {
+    let policy = Memory::for_this_cpu();
+    match POLICY.compare_exchange(0, policy.pack(), Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => policy,
+        Err(word) => Memory::unpack(word),
+    }
 }
 
 /// Sets whether the main loop sends prefetch hints: `Some` forces them on
-/// or off, `None` goes back to the CPU's default ([`hints_help`]). For the
-/// benchmarks and tests, which compare and cover both ways on any machine.
+/// or off, `None` goes back to the CPU's default. For the benchmarks and
+/// tests, which compare and cover both ways on any machine.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn force_hints(on: Option<bool>) {
-    let value = match on {
-        Some(true) => HINTS_ON,
-        Some(false) => HINTS_OFF,
-        None => HINTS_UNKNOWN,
+    let policy = Memory {
+        hints: on.unwrap_or_else(|| Memory::for_this_cpu().hints),
+        ..memory()
     };
-    HINTS.store(value, Ordering::Relaxed);
+    POLICY.store(policy.pack(), Ordering::Relaxed);
 }
 
 /// Inputs from this long on take their look-behind bytes by shuffles of
 /// the vectors before, not by loads, with 64-byte vectors on CPUs without
-/// prefetch hints ([`hints_help`]). Each of the loads at offsets -1 to -3
+/// prefetch hints ([`Memory::hints`]). Each of the loads at offsets -1 to -3
 /// spans two cache lines, which costs far more when the lines come from
 /// memory; in the caches the loads are the faster way, and the two cross
 /// near this length (docs/TUNING.md, "Shuffled look-behind for long
 /// inputs").
 pub(super) const SHUFFLES_FROM: usize = 16 << 20;
-
-/// [`SHUFFLES_FROM`], or what the tests set ([`force_shuffles_from`]).
-static SHUFFLES_MIN: AtomicUsize = AtomicUsize::new(SHUFFLES_FROM);
-
-#[inline(always)]
-pub(super) fn shuffles_from() -> usize {
-    SHUFFLES_MIN.load(Ordering::Relaxed)
-}
 
 /// `true` when `par`'s chunks of an input of `len` bytes are to be checked
 /// as pieces of a long input (`dispatch::run_far`), the way a single call
@@ -128,7 +155,7 @@ pub(super) fn shuffles_from() -> usize {
 /// par").
 #[cfg(all(target_arch = "x86_64", feature = "rayon"))]
 pub(crate) fn far_input(len: usize) -> bool {
-    len >= shuffles_from()
+    len >= memory().shuffles_from
 }
 
 /// `true` when a stream's pieces that walk one stretch of memory of `len`
@@ -140,7 +167,8 @@ pub(crate) fn far_input(len: usize) -> bool {
 /// (docs/TUNING.md, "Streams: shuffled look-behind from 2 MiB").
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn far_stream(len: usize) -> bool {
-    len >= shuffles_from() / 8 && !hints_help()
+    let policy = memory();
+    len >= policy.shuffles_from / 8 && !policy.hints
 }
 
 /// Sets the length from which 64-byte vectors take the look-behind by
@@ -148,7 +176,11 @@ pub(crate) fn far_stream(len: usize) -> bool {
 /// on short inputs.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn force_shuffles_from(len: Option<usize>) {
-    SHUFFLES_MIN.store(len.unwrap_or(SHUFFLES_FROM), Ordering::Relaxed);
+    let policy = Memory {
+        shuffles_from: len.unwrap_or(SHUFFLES_FROM),
+        ..memory()
+    };
+    POLICY.store(policy.pack(), Ordering::Relaxed);
 }
 
 /// A hint to bring the cache line of `bytes[at + ahead]` (of the last byte,
@@ -181,4 +213,31 @@ pub(super) fn prefetch(bytes: &[u8], at: usize, remote: bool) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (bytes, at, remote);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Memory, SHUFFLES_FROM};
+
+    #[test]
+    fn a_policy_is_one_word_that_is_never_zero() {
+        for hints in [false, true] {
+            for shuffles_from in [0, 1, 64, SHUFFLES_FROM, usize::MAX >> 2] {
+                let policy = Memory {
+                    hints,
+                    shuffles_from,
+                };
+                assert_ne!(policy.pack(), 0);
+                assert_eq!(Memory::unpack(policy.pack()), policy);
+            }
+            let endless = Memory {
+                hints,
+                shuffles_from: usize::MAX,
+            };
+            assert_eq!(
+                Memory::unpack(endless.pack()).shuffles_from,
+                usize::MAX >> 2
+            );
+        }
+    }
 }

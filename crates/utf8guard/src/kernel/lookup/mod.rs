@@ -102,9 +102,11 @@ mod memory;
 mod rules;
 mod short;
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use memory::decide as decide_memory;
 #[cfg(all(target_arch = "x86_64", feature = "rayon"))]
 pub(crate) use memory::far_input;
-pub(crate) use memory::hints_help;
+pub(crate) use memory::memory;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use memory::{far_stream, force_hints, force_shuffles_from};
 pub(crate) use rules::BLOCK;
@@ -117,7 +119,6 @@ pub(crate) use short::{ascii_front, validate_short};
 use super::dialects::Spec;
 use super::simd::SimdU8;
 use blocks::validate_blocks;
-use memory::shuffles_from;
 use short::{is_valid_straight, straight_max, HALF_WIDTH_MAX};
 
 // Named in the documentation only.
@@ -200,7 +201,10 @@ pub(crate) unsafe fn validate_located<V: SimdU8, const LOADS: bool, D: Spec>(
     far: bool,
 ) -> Result<(), usize> {
     let len = bytes.len();
-    if V::LANES == 64 && LOADS && len >= shuffles_from() && !hints_help() {
+    if V::LANES == 64 && LOADS && {
+        let policy = memory();
+        len >= policy.shuffles_from && !policy.hints
+    } {
         // A long input, most likely beyond the caches, where the look-behind
         // is shifted in ([`SHUFFLES_FROM`]).
         // SAFETY: the caller's contract; the shuffle strategy reads only
