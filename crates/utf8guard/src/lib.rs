@@ -64,9 +64,9 @@ pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
 pub use repair::RepairReader;
 #[cfg(feature = "alloc")]
 pub use repair::{
-    escape, repair, unescape, Repairer, Replacement, UnescapeError, UnknownReplacement,
+    escape, repair, unescape, Escaper, Repairer, Replacement, UnescapeError, UnknownReplacement,
 };
-pub use stream::StreamValidator;
+pub use stream::{trim_partial_utf8, StreamValidator};
 #[cfg(feature = "alloc")]
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
 pub use transcode::{utf16_to_wtf8_into, wtf8_to_utf16_into};

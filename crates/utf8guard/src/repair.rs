@@ -259,11 +259,7 @@ fn write_unit(replacement: Replacement, out: &mut String, unit: &[u8]) {
 #[derive(Clone, Debug)]
 pub struct Repairer {
     replacement: Replacement,
-    /// The end of the input so far that could start a character.
-    held: [u8; 3],
-    held_len: u8,
-    /// The stream offset of `held[0]` (of the next byte when none is held).
-    offset: u64,
+    held: Held,
     replaced: u64,
     first: Option<u64>,
 }
@@ -273,9 +269,7 @@ impl Repairer {
     pub fn new(replacement: Replacement) -> Repairer {
         Repairer {
             replacement,
-            held: [0; 3],
-            held_len: 0,
-            offset: 0,
+            held: Held::default(),
             replaced: 0,
             first: None,
         }
@@ -297,12 +291,165 @@ impl Repairer {
         self.first
     }
 
+    /// How many bytes were pushed so far.
+    pub fn bytes_pushed(&self) -> u64 {
+        self.held.pushed()
+    }
+
     /// Appends the repair of the next piece of the stream to `out`, but for
     /// its last bytes when they could start a character (held for the
     /// next piece or for [`finish`](Self::finish)).
     pub fn push(&mut self, piece: &[u8], out: &mut String) {
+        let Repairer {
+            replacement,
+            held,
+            replaced,
+            first,
+        } = self;
+        held.push(piece, &mut |segment, base| {
+            repair_segment(*replacement, segment, base, out, replaced, first);
+        });
+    }
+
+    /// Appends the repair of what is held: the stream ended, so an
+    /// unfinished character is a unit to replace.
+    pub fn finish(&mut self, out: &mut String) {
+        let Repairer {
+            replacement,
+            held,
+            replaced,
+            first,
+        } = self;
+        held.finish(&mut |segment, base| {
+            repair_segment(*replacement, segment, base, out, replaced, first);
+        });
+    }
+}
+
+/// Appends the repair of `bytes`, whose end is the end of a unit, found at
+/// the stream offset `base`; counts the units replaced in `replaced` and
+/// notes the first one's offset in `first`.
+fn repair_segment(
+    replacement: Replacement,
+    bytes: &[u8],
+    base: u64,
+    out: &mut String,
+    replaced: &mut u64,
+    first: &mut Option<u64>,
+) {
+    let at = match dispatch::run(bytes) {
+        Ok(()) => {
+            // SAFETY: the active kernel accepted all of `bytes`.
+            out.push_str(unsafe { core::str::from_utf8_unchecked(bytes) });
+            return;
+        }
+        Err(at) => at,
+    };
+    let mut unit = |out: &mut String, bytes: &[u8], start: usize, end: usize| {
+        *replaced += 1;
+        if first.is_none() {
+            *first = Some(base + start as u64);
+        }
+        write_unit(replacement, out, &bytes[start..end]);
+    };
+    if replacement == Replacement::Jvm {
+        lossy::push_repaired::<true, _>(out, bytes, at, &mut unit);
+    } else {
+        lossy::push_repaired::<false, _>(out, bytes, at, &mut unit);
+    }
+}
+
+/// [`escape`] of a stream given in pieces, split anywhere: the pieces'
+/// outputs put together are `escape`'s output for the whole stream. As a
+/// [`Repairer`], it holds back the end of a piece that could start a
+/// character, and counts what it escaped.
+///
+/// ```
+/// let mut escaper = utf8guard::Escaper::new();
+/// let mut out = Vec::new();
+/// for piece in [&b"caf\xC3"[..], b"\xA9 / caf\xE9"] {
+///     escaper.push(piece, &mut out);
+/// }
+/// escaper.finish(&mut out);
+/// assert_eq!(out, b"caf\xC3\xA9 / caf\xED\xB3\xA9");
+/// assert_eq!((escaper.replacements(), escaper.first_replacement()), (1, Some(11)));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Escaper {
+    held: Held,
+    escaped: u64,
+    first: Option<u64>,
+}
+
+impl Escaper {
+    /// An escaper at the start of a stream.
+    pub fn new() -> Escaper {
+        Escaper::default()
+    }
+
+    /// How many units (maximal subparts) were escaped so far, each byte of
+    /// one becoming a lone surrogate.
+    pub fn replacements(&self) -> u64 {
+        self.escaped
+    }
+
+    /// The stream offset of the first unit escaped, if any.
+    pub fn first_replacement(&self) -> Option<u64> {
+        self.first
+    }
+
+    /// How many bytes were pushed so far.
+    pub fn bytes_pushed(&self) -> u64 {
+        self.held.pushed()
+    }
+
+    /// Appends the escape of the next piece of the stream to `out`, but
+    /// for its last bytes when they could start a character (held for the
+    /// next piece or for [`finish`](Self::finish)).
+    pub fn push(&mut self, piece: &[u8], out: &mut Vec<u8>) {
+        let Escaper {
+            held,
+            escaped,
+            first,
+        } = self;
+        held.push(piece, &mut |segment, base| {
+            escape_segment(segment, base, out, escaped, first);
+        });
+    }
+
+    /// Appends the escape of what is held: the stream ended, so an
+    /// unfinished character is a unit to escape.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        let Escaper {
+            held,
+            escaped,
+            first,
+        } = self;
+        held.finish(&mut |segment, base| {
+            escape_segment(segment, base, out, escaped, first);
+        });
+    }
+}
+
+/// The part of a stream that its repair holds between pieces: the end of
+/// the input so far that could start a character, and where it is. It
+/// hands the rest on in segments that end where units end.
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    /// The end of the input so far that could start a character.
+    bytes: [u8; 3],
+    len: u8,
+    /// The stream offset of `bytes[0]` (of the next byte when none is held).
+    offset: u64,
+}
+
+impl Held {
+    /// Gives `segment` the bytes of the next piece (after those held), in
+    /// segments that end where units end, each with its stream offset;
+    /// holds its last bytes when they could start a character.
+    fn push(&mut self, piece: &[u8], segment: &mut impl FnMut(&[u8], u64)) {
         let mut piece = piece;
-        if self.held_len > 0 {
+        if self.len > 0 {
             // The held bytes with the continuation bytes that follow them
             // (at most 3 are needed): the unit they make ends there, since
             // a unit ends before any byte that is not a continuation byte.
@@ -311,86 +458,51 @@ impl Repairer {
                 .take(3)
                 .take_while(|&&b| b & 0xC0 == 0x80)
                 .count();
-            let held = usize::from(self.held_len);
+            let held = usize::from(self.len);
             let mut head = [0u8; 6];
-            head[..held].copy_from_slice(&self.held[..held]);
+            head[..held].copy_from_slice(&self.bytes[..held]);
             head[held..held + conts].copy_from_slice(&piece[..conts]);
             piece = &piece[conts..];
-            self.held_len = 0;
+            self.len = 0;
             let head = &head[..held + conts];
             if piece.is_empty() {
                 // The piece ended too: the head may still be unfinished.
-                self.push_cut(head, out);
+                self.push_cut(head, segment);
                 return;
             }
-            self.repair_segment(head, out);
+            self.emit(head, segment);
         }
-        self.push_cut(piece, out);
+        self.push_cut(piece, segment);
     }
 
-    /// Appends the repair of what is held: the stream ended, so an
-    /// unfinished character is a unit to replace.
-    pub fn finish(&mut self, out: &mut String) {
-        let held = self.held;
-        let len = usize::from(self.held_len);
-        self.held_len = 0;
-        self.repair_segment(&held[..len], out);
+    /// Gives `segment` what is held: the stream ended.
+    fn finish(&mut self, segment: &mut impl FnMut(&[u8], u64)) {
+        let held = self.bytes;
+        let len = usize::from(self.len);
+        self.len = 0;
+        self.emit(&held[..len], segment);
     }
 
-    /// Repairs `bytes` but for an unfinished character at its end, which
-    /// is held.
-    fn push_cut(&mut self, bytes: &[u8], out: &mut String) {
-        let cut = split_point(bytes);
-        self.repair_segment(&bytes[..cut], out);
+    /// Gives `segment` `bytes` but for an unfinished character at its end,
+    /// which is held.
+    fn push_cut(&mut self, bytes: &[u8], segment: &mut impl FnMut(&[u8], u64)) {
+        let cut = crate::stream::trim_partial_utf8(bytes);
+        self.emit(&bytes[..cut], segment);
         let rest = &bytes[cut..];
-        self.held[..rest.len()].copy_from_slice(rest);
-        self.held_len = rest.len() as u8;
+        self.bytes[..rest.len()].copy_from_slice(rest);
+        self.len = rest.len() as u8;
     }
 
-    /// Repairs `bytes`, whose end is the end of a unit, at `self.offset`.
-    fn repair_segment(&mut self, bytes: &[u8], out: &mut String) {
+    /// The bytes given so far, held ones included.
+    fn pushed(&self) -> u64 {
+        self.offset + u64::from(self.len)
+    }
+
+    fn emit(&mut self, bytes: &[u8], segment: &mut impl FnMut(&[u8], u64)) {
         let base = self.offset;
         self.offset += bytes.len() as u64;
-        let first = match dispatch::run(bytes) {
-            Ok(()) => {
-                // SAFETY: the active kernel accepted all of `bytes`.
-                out.push_str(unsafe { core::str::from_utf8_unchecked(bytes) });
-                return;
-            }
-            Err(first) => first,
-        };
-        let replacement = self.replacement;
-        let (replaced, first_seen) = (&mut self.replaced, &mut self.first);
-        let mut unit = |out: &mut String, bytes: &[u8], start: usize, end: usize| {
-            *replaced += 1;
-            if first_seen.is_none() {
-                *first_seen = Some(base + start as u64);
-            }
-            write_unit(replacement, out, &bytes[start..end]);
-        };
-        if replacement == Replacement::Jvm {
-            lossy::push_repaired::<true, _>(out, bytes, first, &mut unit);
-        } else {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut unit);
-        }
+        segment(bytes, base);
     }
-}
-
-/// Where `bytes` can be cut when what follows is not known yet, so that
-/// repairing the two sides apart gives what repairing them together does:
-/// before an unfinished character in its last 3 bytes, else at its end. A
-/// cut before a byte that is not a continuation byte is always safe (no
-/// unit goes on past one), and so is one after the last byte when none of
-/// the last 3 bytes is a lead byte that a continuation byte could follow.
-fn split_point(bytes: &[u8]) -> usize {
-    let n = bytes.len();
-    for back in 1..=n.min(3) {
-        let b = bytes[n - back];
-        if b & 0xC0 != 0x80 {
-            return if b >= 0xC0 { n - back } else { n };
-        }
-    }
-    n
 }
 
 /// A reader whose output is valid UTF-8: the bytes of `inner`, repaired
@@ -534,16 +646,24 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
         return Cow::Borrowed(bytes);
     }
     let mut out = Vec::with_capacity(lossy::capacity(bytes.len()));
+    push_escaped(&mut out, bytes, |_| {});
+    Cow::Owned(out)
+}
+
+/// Appends the escape of `bytes` to `out`; `unit` is told the offset of
+/// each unit escaped.
+fn push_escaped(out: &mut Vec<u8>, bytes: &[u8], mut unit: impl FnMut(usize)) {
     let mut rest = bytes;
     loop {
         match crate::validate::from_utf8(rest) {
             Ok(_) => {
                 out.extend_from_slice(rest);
-                return Cow::Owned(out);
+                return;
             }
             Err(e) => {
                 let at = e.valid_up_to();
                 let end = e.error_len().map_or(rest.len(), |n| at + n);
+                unit(bytes.len() - rest.len() + at);
                 out.extend_from_slice(&rest[..at]);
                 for &b in &rest[at..end] {
                     // U+DC00 + b, for b in 80..FF: ED, B2 or B3, then the
@@ -554,6 +674,28 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
             }
         }
     }
+}
+
+/// Appends the escape of `bytes`, whose end is the end of a unit, found at
+/// the stream offset `base`; counts the units escaped in `escaped` and
+/// notes the first one's offset in `first`.
+fn escape_segment(
+    bytes: &[u8],
+    base: u64,
+    out: &mut Vec<u8>,
+    escaped: &mut u64,
+    first: &mut Option<u64>,
+) {
+    if dispatch::run(bytes).is_ok() {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    push_escaped(out, bytes, |at| {
+        *escaped += 1;
+        if first.is_none() {
+            *first = Some(base + at as u64);
+        }
+    });
 }
 
 /// The bytes that [`escape`] was given back from its output: each escaped

@@ -518,3 +518,33 @@ fn char_width(lead: u8) -> usize {
         _ => 4,
     }
 }
+
+/// The length of `bytes` less its last lead byte and the continuation
+/// bytes after it, when those are its last 3 bytes or fewer: where a piece
+/// of a stream can be cut, when what follows is not known yet, so that
+/// checking, repairing or converting the two sides apart gives what doing
+/// it to them together does. A cut before a byte that is not a
+/// continuation byte is always such a place (no character or maximal
+/// subpart goes on past one), and so is the end when none of the last 3
+/// bytes could start a sequence running past it. Whether the character a
+/// held lead byte starts is finished is not looked at: a finished one is
+/// held too, for the next cut.
+///
+/// ```
+/// use utf8guard::trim_partial_utf8;
+///
+/// assert_eq!(trim_partial_utf8(b"ab"), 2);
+/// assert_eq!(trim_partial_utf8(b"a\xE2\x82"), 1); // '€' begun
+/// assert_eq!(trim_partial_utf8("a€".as_bytes()), 1); // held, finished or not
+/// assert_eq!(trim_partial_utf8(b"a\x80\x80"), 3); // nothing could finish
+/// ```
+pub fn trim_partial_utf8(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let b = bytes[n - back];
+        if b & 0xC0 != 0x80 {
+            return if b >= 0xC0 { n - back } else { n };
+        }
+    }
+    n
+}

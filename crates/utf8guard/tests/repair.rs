@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 
 #[cfg(target_arch = "x86_64")]
 use utf8guard::Kernel;
-use utf8guard::{escape, repair, unescape, RepairReader, Repairer, Replacement};
+use utf8guard::{escape, repair, unescape, Escaper, RepairReader, Repairer, Replacement};
 
 #[test]
 fn documented_cases() {
@@ -499,9 +499,33 @@ fn stream_inputs() -> Vec<Vec<u8>> {
     inputs
 }
 
-/// Pushed in two pieces split at every point, and in random pieces, a
-/// `Repairer` writes what `repair` writes, and counts the units and the
-/// first one's offset.
+/// The ways the stream tests split `input` into pieces: in two at every
+/// point and a byte at a time (inputs of up to 64 bytes), and 20 times at
+/// random.
+fn splits<'a>(input: &'a [u8], state: &mut u64) -> Vec<Vec<&'a [u8]>> {
+    let mut splits = Vec::new();
+    if input.len() <= 64 {
+        for cut in 0..=input.len() {
+            splits.push(vec![&input[..cut], &input[cut..]]);
+        }
+        splits.push(input.chunks(1).collect());
+    }
+    for _ in 0..20 {
+        let mut pieces = Vec::new();
+        let mut rest = input;
+        while !rest.is_empty() {
+            let n = (next(state) % 9) as usize;
+            let (piece, after) = rest.split_at(n.min(rest.len()));
+            pieces.push(piece);
+            rest = after;
+        }
+        splits.push(pieces);
+    }
+    splits
+}
+
+/// Pushed in pieces split anywhere, a `Repairer` writes what `repair`
+/// writes, and counts the units and the first one's offset.
 #[test]
 fn repairer_pieces_give_the_whole() {
     let mut state = 11;
@@ -509,10 +533,10 @@ fn repairer_pieces_give_the_whole() {
         for policy in Replacement::ALL {
             let want = repair(&input, policy);
             let want_units = units(&input, policy);
-            let check = |pieces: &[&[u8]]| {
+            for pieces in splits(&input, &mut state) {
                 let mut repairer = Repairer::new(policy);
                 let mut got = String::new();
-                for piece in pieces {
+                for piece in &pieces {
                     repairer.push(piece, &mut got);
                 }
                 repairer.finish(&mut got);
@@ -522,24 +546,30 @@ fn repairer_pieces_give_the_whole() {
                     counted, want_units,
                     "{policy} on {input:02X?} in {pieces:02X?}"
                 );
-            };
-            if input.len() <= 64 {
-                for cut in 0..=input.len() {
-                    check(&[&input[..cut], &input[cut..]]);
-                }
-                check(&input.chunks(1).collect::<Vec<_>>());
             }
-            for _ in 0..20 {
-                let mut pieces = Vec::new();
-                let mut rest = &input[..];
-                while !rest.is_empty() {
-                    let n = (next(&mut state) % 9) as usize;
-                    let (piece, after) = rest.split_at(n.min(rest.len()));
-                    pieces.push(piece);
-                    rest = after;
-                }
-                check(&pieces);
+        }
+    }
+}
+
+/// Pushed in pieces split anywhere, an `Escaper` writes what `escape`
+/// writes, and counts the units (maximal subparts) and the first one's
+/// offset.
+#[test]
+fn escaper_pieces_give_the_whole() {
+    let mut state = 13;
+    for input in stream_inputs() {
+        let want = escape(&input);
+        let want_units = units(&input, Replacement::MaximalSubpart);
+        for pieces in splits(&input, &mut state) {
+            let mut escaper = Escaper::new();
+            let mut got = Vec::new();
+            for piece in &pieces {
+                escaper.push(piece, &mut got);
             }
+            escaper.finish(&mut got);
+            assert_eq!(got, &want[..], "{input:02X?} in {pieces:02X?}");
+            let counted = (escaper.replacements(), escaper.first_replacement());
+            assert_eq!(counted, want_units, "{input:02X?} in {pieces:02X?}");
         }
     }
 }

@@ -336,3 +336,40 @@ test_in_own_process!(
         })
     }
 );
+
+/// `trim_partial_utf8` holds back a lead byte in the last 3 bytes and the
+/// continuation bytes after it, and nothing else; and a cut there splits
+/// no character: each side's `from_utf8_lossy` put together is the whole's.
+#[test]
+fn trim_partial_utf8_cuts_before_a_last_lead_byte() {
+    use utf8guard::trim_partial_utf8;
+    let cases: [(&[u8], usize); 9] = [
+        (b"", 0),
+        (b"ab", 2),
+        (b"a\xE2\x82", 1),
+        (b"a\xE2\x82\xAC", 1),
+        (b"\x80\x80\x80", 3),
+        (b"\xF0\x80\x80\x80", 4),
+        (b"a\x80\x80", 3),
+        (b"ab\xF4", 2),
+        (b"\xC3\xA9z", 3),
+    ];
+    for (bytes, want) in cases {
+        assert_eq!(trim_partial_utf8(bytes), want, "{bytes:02X?}");
+    }
+    let text = b"a\xE2\x82\xACb\xE2\x82c\xF0\x9F\x98\x80\xF0\x9F\x98\xED\xA0\x80\xC3";
+    for end in 0..=text.len() {
+        for tail in 0..=text.len() - end {
+            let piece = &text[..end];
+            let cut = trim_partial_utf8(piece);
+            let whole = &text[..end + tail];
+            let apart =
+                String::from_utf8_lossy(&whole[..cut]) + String::from_utf8_lossy(&whole[cut..]);
+            assert_eq!(
+                apart,
+                String::from_utf8_lossy(whole),
+                "{whole:02X?} cut at {cut}"
+            );
+        }
+    }
+}
