@@ -433,6 +433,11 @@ pub struct RepairArgs {
     )]
     pub replacement: RepairPolicy,
 
+    /// Print on stderr, at the end, how many invalid sequences were
+    /// replaced and where the first was, the bytes read and the time
+    #[arg(long)]
+    pub stats: bool,
+
     /// Only utf-8: repair reads and writes strict UTF-8
     ///
     /// `check --encoding NAME` checks the other members of the UTF-8

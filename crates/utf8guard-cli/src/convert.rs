@@ -422,7 +422,7 @@ fn unencodable(at: usize, to: Format, why: EncodeError) -> String {
 /// surrogate in the next piece would make an error (WTF-8 writes that pair
 /// as a 4-byte form).
 fn wtf8_cut(bytes: &[u8]) -> usize {
-    let mut cut = crate::repair::split_point(bytes);
+    let mut cut = utf8guard::trim_partial_utf8(bytes);
     if cut >= 3
         && bytes[cut - 3] == 0xED
         && (0xA0..=0xAF).contains(&bytes[cut - 2])

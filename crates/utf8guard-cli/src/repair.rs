@@ -1,14 +1,15 @@
 //! `utf8guard repair`: the input with every invalid sequence replaced as
 //! `--replacement` says, written as it is produced.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
+use std::time::Instant;
 
 use crate::check::MMAP_MIN;
 use crate::cli::{RepairArgs, RepairPolicy};
 use crate::mapped::Mapping;
+use utf8guard::{Escaper, Repairer};
 
 /// Bytes converted at a time.
 const PIECE: usize = 1 << 20;
@@ -79,6 +80,8 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
     }
     let mut writer = crate::output::Output::open(output, PIECE, args.force)?;
     let out_name = output.map_or("standard output".into(), crate::report::message_name);
+    let started = Instant::now();
+    let mut stream = Stream::new(policy);
     let result = match (file, meta) {
         (Some(file), Some(meta)) if meta.is_file() && meta.len() >= MMAP_MIN => {
             match usize::try_from(meta.len())
@@ -87,7 +90,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
             {
                 Ok(map) => {
                     let result =
-                        repair_slice(&map, PIECE, policy, &mut writer).map_err(Failure::Write);
+                        repair_slice(&map, PIECE, &mut stream, &mut writer).map_err(Failure::Write);
                     // Pages past a new end fault in the kernel too, when it
                     // copies them out of the mapping for a write: that
                     // write fails (EFAULT) with no signal, so the file's
@@ -99,16 +102,16 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
                         result
                     }
                 }
-                Err(_) => repair_stream(file, policy, &mut writer),
+                Err(_) => repair_stream(file, &mut stream, &mut writer),
             }
         }
         (Some(file), _) => {
             crate::pipe::widen(&file);
-            repair_stream(file, policy, &mut writer)
+            repair_stream(file, &mut stream, &mut writer)
         }
         (None, _) => {
             crate::pipe::widen(io::stdin());
-            repair_stream(io::stdin().lock(), policy, &mut writer)
+            repair_stream(io::stdin().lock(), &mut stream, &mut writer)
         }
     };
     // Only a whole result replaces OUT: after any failure the temporary
@@ -117,6 +120,9 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
         Ok(changed) => writer.finish().map(|()| changed).map_err(Failure::Write),
         Err(failure) => Err(failure),
     };
+    if args.stats {
+        stream.print_stats(policy, started);
+    }
     match finished {
         Ok(changed) => Ok(changed),
         Err(Failure::Read(e)) => Err(RepairError::Message(format!(
@@ -144,97 +150,128 @@ enum Failure {
     Changed,
 }
 
-/// Where `buf` can be cut, when what follows it is not known yet, so that
-/// repairing the two sides apart gives what repairing them together does:
-/// before the start of an unfinished character in its last 3 bytes, else
-/// at its end.
-///
-/// A cut just before any byte that is not a continuation byte is always
-/// safe, since a maximal subpart never contains one past its first byte.
-/// And a cut after the last byte is safe when none of the last 3 bytes
-/// could start a sequence running past it.
-pub fn split_point(buf: &[u8]) -> usize {
-    let n = buf.len();
-    for back in 1..=n.min(3) {
-        let b = buf[n - back];
-        if b & 0xC0 != 0x80 {
-            return if b >= 0xC0 { n - back } else { n };
+/// The repair of one input, a piece at a time: the library's [`Repairer`]
+/// for the policies whose output is text, its [`Escaper`] for the
+/// surrogate escape. Both hold back the end of a piece that could start a
+/// character, so pieces may be cut anywhere.
+enum Stream {
+    Text(Repairer, String),
+    Escape(Escaper, Vec<u8>),
+}
+
+impl Stream {
+    fn new(policy: RepairPolicy) -> Stream {
+        match policy {
+            RepairPolicy::Text(replacement) => {
+                Stream::Text(Repairer::new(replacement), String::new())
+            }
+            RepairPolicy::Escape => Stream::Escape(Escaper::new(), Vec::new()),
         }
     }
-    n
+
+    /// Repairs the next piece of the input (`None`: the input ended) and
+    /// writes what is ready.
+    fn write(&mut self, piece: Option<&[u8]>, out: &mut impl Write) -> io::Result<()> {
+        match self {
+            Stream::Text(repairer, text) => {
+                text.clear();
+                match piece {
+                    Some(piece) => repairer.push(piece, text),
+                    None => repairer.finish(text),
+                }
+                out.write_all(text.as_bytes())
+            }
+            Stream::Escape(escaper, bytes) => {
+                bytes.clear();
+                match piece {
+                    Some(piece) => escaper.push(piece, bytes),
+                    None => escaper.finish(bytes),
+                }
+                out.write_all(bytes)
+            }
+        }
+    }
+
+    /// The units replaced so far, and the offset of the first.
+    fn replacements(&self) -> (u64, Option<u64>) {
+        match self {
+            Stream::Text(repairer, _) => (repairer.replacements(), repairer.first_replacement()),
+            Stream::Escape(escaper, _) => (escaper.replacements(), escaper.first_replacement()),
+        }
+    }
+
+    /// `--stats`: the units replaced (and the first), the bytes read and
+    /// the time, on stderr.
+    fn print_stats(&self, policy: RepairPolicy, started: Instant) {
+        let (replaced, first) = self.replacements();
+        let name = match policy {
+            RepairPolicy::Text(replacement) => replacement.name(),
+            RepairPolicy::Escape => "escape",
+        };
+        let first = first.map_or(String::new(), |at| format!(", the first at byte {at}"));
+        eprintln!(
+            "utf8guard: replaced: {} ({name}){first}",
+            crate::counted(replaced, "invalid sequence")
+        );
+        let read = self.bytes_read();
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "utf8guard: bytes: {read} ({}) in {seconds:.3} s ({}/s)",
+            crate::human_bytes(read as f64),
+            crate::human_bytes(read as f64 / seconds.max(1e-9))
+        );
+    }
+
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Stream::Text(repairer, _) => repairer.bytes_pushed(),
+            Stream::Escape(escaper, _) => escaper.bytes_pushed(),
+        }
+    }
 }
 
-/// Writes the repaired `piece`; `true` if it had to change. Every policy
-/// works on maximal subparts, so [`split_point`] cuts for each of them.
-fn write_repaired(piece: &[u8], policy: RepairPolicy, out: &mut impl Write) -> io::Result<bool> {
-    let repaired = match policy {
-        RepairPolicy::Text(replacement) => match utf8guard::repair(piece, replacement) {
-            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-        },
-        RepairPolicy::Escape => utf8guard::escape(piece),
-    };
-    out.write_all(&repaired)?;
-    Ok(matches!(repaired, Cow::Owned(_)))
-}
-
-/// Repairs an input that is all in memory, `piece` bytes at a time.
+/// Repairs an input that is all in memory, `piece` bytes at a time; `true`
+/// if something was replaced.
 fn repair_slice(
     bytes: &[u8],
     piece: usize,
-    policy: RepairPolicy,
+    stream: &mut Stream,
     out: &mut impl Write,
 ) -> io::Result<bool> {
-    debug_assert!(piece >= 4);
-    let mut changed = false;
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let end = bytes.len().min(pos + piece);
-        let cut = if end == bytes.len() {
-            end
-        } else {
-            pos + split_point(&bytes[pos..end])
-        };
-        changed |= write_repaired(&bytes[pos..cut], policy, out)?;
-        pos = cut;
+    for piece in bytes.chunks(piece) {
+        stream.write(Some(piece), out)?;
     }
-    Ok(changed)
+    stream.write(None, out)?;
+    Ok(stream.replacements().0 > 0)
 }
 
-/// Repairs a stream read in pieces, carrying an unfinished character (at
-/// most 3 bytes) from one piece to the next.
+/// Repairs a stream read in pieces; `true` if something was replaced.
 fn repair_stream(
     reader: impl Read,
-    policy: RepairPolicy,
+    stream: &mut Stream,
     out: &mut impl Write,
 ) -> Result<bool, Failure> {
-    repair_stream_with(reader, PIECE, policy, out)
+    repair_stream_with(reader, PIECE, stream, out)
 }
 
 fn repair_stream_with(
     mut reader: impl Read,
     piece: usize,
-    policy: RepairPolicy,
+    stream: &mut Stream,
     out: &mut impl Write,
 ) -> Result<bool, Failure> {
-    let mut buf = vec![0u8; piece + 3];
-    let mut carry = 0;
-    let mut changed = false;
+    let mut buf = vec![0u8; piece];
     loop {
-        let n = match reader.read(&mut buf[carry..]) {
+        let n = match reader.read(&mut buf) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Failure::Read(e)),
         };
-        let len = carry + n;
         if n == 0 {
-            changed |= write_repaired(&buf[..len], policy, out).map_err(Failure::Write)?;
-            return Ok(changed);
+            stream.write(None, out).map_err(Failure::Write)?;
+            return Ok(stream.replacements().0 > 0);
         }
-        let cut = split_point(&buf[..len]);
-        changed |= write_repaired(&buf[..cut], policy, out).map_err(Failure::Write)?;
-        buf.copy_within(cut..len, 0);
-        carry = len - cut;
+        stream.write(Some(&buf[..n]), out).map_err(Failure::Write)?;
     }
 }
 
@@ -267,17 +304,6 @@ pub(crate) mod tests {
         b"\xF0\x90\x80\xF0\x90\x80\x80\xE1\x80\xE1\x80\x80\xC2",
     ];
 
-    #[test]
-    fn split_point_keeps_unfinished_characters() {
-        assert_eq!(split_point(b""), 0);
-        assert_eq!(split_point(b"ab"), 2);
-        assert_eq!(split_point(b"a\xE2\x82"), 1);
-        assert_eq!(split_point(b"a\xE2\x82\xAC"), 1);
-        assert_eq!(split_point(b"\x80\x80\x80"), 3);
-        assert_eq!(split_point(b"\xF0\x80\x80\x80"), 4);
-        assert_eq!(split_point(b"a\x80\x80"), 3);
-    }
-
     /// Every policy: the pieces' repairs put together are the whole
     /// input's, for every piece size and read size.
     #[test]
@@ -293,18 +319,20 @@ pub(crate) mod tests {
                     RepairPolicy::Escape => utf8guard::escape(input).into_owned(),
                 };
                 let invalid = std::str::from_utf8(input).is_err();
-                for piece in 4..=input.len().max(4) + 1 {
+                for piece in 1..=input.len().max(1) + 1 {
                     let mut out = Vec::new();
-                    let changed = repair_slice(input, piece, policy, &mut out).unwrap();
+                    let changed =
+                        repair_slice(input, piece, &mut Stream::new(policy), &mut out).unwrap();
                     assert_eq!(out, expected, "{policy:?} {input:02X?} piece {piece}");
                     assert_eq!(changed, invalid);
                 }
                 for step in 1..=input.len().max(1) + 1 {
-                    for piece in [4, 5, 7, 64] {
+                    for piece in [1, 2, 3, 4, 5, 7, 64] {
                         let mut out = Vec::new();
                         let reader = Trickle { data: input, step };
-                        let changed = repair_stream_with(reader, piece, policy, &mut out)
-                            .unwrap_or_else(|_| panic!("failed"));
+                        let changed =
+                            repair_stream_with(reader, piece, &mut Stream::new(policy), &mut out)
+                                .unwrap_or_else(|_| panic!("failed"));
                         assert_eq!(out, expected, "{policy:?} {input:02X?} step {step}");
                         assert_eq!(changed, invalid);
                     }

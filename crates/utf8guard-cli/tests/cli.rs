@@ -1719,6 +1719,49 @@ fn repair_with_each_replacement_policy() {
         ));
 }
 
+/// `--stats`: the units replaced under the policy, the first one's
+/// offset, and the bytes read, on stderr; the output is unchanged.
+#[test]
+fn repair_stats_count_what_was_replaced() {
+    let stats = |args: &[&str], input: &[u8]| {
+        let out = cmd()
+            .arg("repair")
+            .args(args)
+            .arg("--stats")
+            .write_stdin(input.to_vec())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        (out.status.code(), out.stdout, stderr)
+    };
+    let mixed = b"caf\xC3\xA9\ncaf\xE9 \xED\xA0\x80\n";
+    let (code, stdout, stderr) = stats(&["-r", "jvm"], mixed);
+    assert_eq!(
+        (code, &stdout[..]),
+        (Some(1), "café\ncaf\u{FFFD} \u{FFFD}\n".as_bytes())
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        "utf8guard: replaced: 2 invalid sequences (jvm), the first at byte 9"
+    );
+    assert!(
+        lines[1].starts_with("utf8guard: bytes: 15 (15 B) in "),
+        "{stderr}"
+    );
+    let (_, _, stderr) = stats(&["-r", "std"], mixed);
+    assert!(stderr.starts_with(
+        "utf8guard: replaced: 4 invalid sequences (maximal-subpart), the first at byte 9\n"
+    ));
+    let (_, stdout, stderr) = stats(&["-r", "escape"], b"\xFFa");
+    assert_eq!(stdout, b"\xED\xB3\xBFa");
+    assert!(stderr
+        .starts_with("utf8guard: replaced: 1 invalid sequence (escape), the first at byte 0\n"));
+    let (code, stdout, stderr) = stats(&[], b"fine");
+    assert_eq!((code, &stdout[..]), (Some(0), &b"fine"[..]));
+    assert!(stderr.starts_with("utf8guard: replaced: 0 invalid sequences (maximal-subpart)\n"));
+}
+
 #[test]
 fn repair_of_large_inputs_matches_std() {
     // Over the mapping threshold and many 1 MiB pieces, with errors and
