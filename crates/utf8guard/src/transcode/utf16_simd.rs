@@ -37,13 +37,13 @@ const ROOM: usize = 64;
 /// `dst`, a step of [`STEP`] units at a time: it stops before a step that
 /// holds a surrogate, when fewer than `STEP` units are left, and when
 /// `dst` has fewer than 64 bytes left (past those written it may hold
-/// scratch). `level` is [`super::pairs_simd::level`]'s answer. Returns
+/// scratch). `level` is [`crate::dispatch::level`]'s answer. Returns
 /// the units read and the bytes written.
 #[inline]
 pub(super) fn to_utf8(level: Level, src: &[u16], dst: &mut [u8]) -> (usize, usize) {
     match level {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `level` (from `pairs_simd::level`) found AVX2 on this CPU
+        // SAFETY: `level` (from `dispatch::level`) found AVX2 on this CPU
         // (AVX-512 implies it).
         Level::Avx2 | Level::Avx512 | Level::Vbmi => unsafe { x86::to_utf8_avx2(src, dst) },
         _ => {

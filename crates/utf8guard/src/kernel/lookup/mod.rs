@@ -138,7 +138,7 @@ use memory::{REMOTE_FROM, SHUFFLES_FROM};
 ///
 /// [`ascii_front`] then [`validate_from`]. The strict UTF-8 entry points
 /// of the x86 kernels split the same work over three functions
-/// (`kernel::strict_entry_points`), so that short strings are done in
+/// (`kernel::x86_entry_points`), so that short strings are done in
 /// functions with no frame of saved registers.
 ///
 /// # Safety
