@@ -14,6 +14,7 @@
 
 use core::fmt;
 
+use crate::bytes::is_continuation;
 use crate::error::Utf8Error;
 
 /// An integer type used for offsets into a values buffer: `i32` (Arrow's
@@ -500,9 +501,4 @@ pub fn validate_batch<S: AsRef<[u8]>>(strings: &[S]) -> Result<(), BatchError> {
         }
     }
     Ok(())
-}
-
-#[inline(always)]
-fn is_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
 }

@@ -14,6 +14,7 @@ use core::iter::FusedIterator;
 
 use utf8guard_dfa::{Automaton, Fault, Invalid, State};
 
+use crate::bytes::is_continuation;
 use crate::dialect::Dialect;
 use crate::error::Utf8Error;
 
@@ -297,12 +298,6 @@ pub(crate) enum Unit {
 /// it, the form is overlong).
 const SHORTEST: [u32; 7] = [0, 0, 0x80, 0x800, 0x1_0000, 0x20_0000, 0x400_0000];
 
-/// `true` for a continuation byte, `80..BF`.
-#[inline(always)]
-pub(crate) fn is_cont(b: u8) -> bool {
-    b & 0xC0 == 0x80
-}
-
 /// `true` for a lead surrogate, U+D800..U+DBFF.
 #[inline(always)]
 pub(crate) fn is_lead(cp: u32) -> bool {
@@ -331,7 +326,7 @@ fn bits(bytes: &[u8], i: usize, len: usize) -> Option<u32> {
     let seq = bytes.get(i..i + len)?;
     let mut value = u32::from(seq[0] & (0x7F >> len));
     for &b in &seq[1..] {
-        if !is_cont(b) {
+        if !is_continuation(b) {
             return None;
         }
         value = value << 6 | u32::from(b & 0x3F);
@@ -343,7 +338,7 @@ fn bits(bytes: &[u8], i: usize, len: usize) -> Option<u32> {
 #[inline(always)]
 fn trail_at(bytes: &[u8], i: usize) -> Option<u32> {
     match bytes.get(i..i + 3)? {
-        &[0xED, b1, b2] if (0xB0..=0xBF).contains(&b1) && is_cont(b2) => {
+        &[0xED, b1, b2] if (0xB0..=0xBF).contains(&b1) && is_continuation(b2) => {
             Some(0xD000 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F))
         }
         _ => None,
@@ -394,7 +389,10 @@ pub(crate) fn sequence(
     }
     if dialect == Dialect::Corrected {
         if b0 >= 0xFE {
-            let run = bytes[i + 1..].iter().take_while(|&&b| is_cont(b)).count();
+            let run = bytes[i + 1..]
+                .iter()
+                .take_while(|&&b| is_continuation(b))
+                .count();
             return Some((Unit::Reserved, 1 + run));
         }
         let len = shape(b0);

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, Read};
 use std::path::Path;
 
+use crate::bytes::char_width;
 use crate::error::Utf8Error;
 use crate::stream::StreamValidator;
 
@@ -545,16 +546,5 @@ impl<R: BufRead> Utf8Reader<R> {
             self.partial_len = len as u8;
             self.inner.consume(len);
         }
-    }
-}
-
-/// The length of the character that `lead` starts, for a lead byte of a
-/// well-formed multi-byte character.
-#[inline]
-fn char_width(lead: u8) -> usize {
-    match lead {
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
     }
 }

@@ -16,6 +16,7 @@ extern crate alloc;
 #[path = "bench_hooks.rs"]
 pub mod __bench;
 mod batch;
+mod bytes;
 mod chunks;
 pub mod compat;
 pub mod corrected;

@@ -23,6 +23,7 @@
 
 use rayon::prelude::*;
 
+use crate::bytes::is_continuation;
 use crate::error::Utf8Error;
 
 /// Inputs shorter than this are validated on the calling thread: below it,
@@ -232,9 +233,4 @@ fn chunk_is_valid(chunk: &[u8], far: bool) -> bool {
     }
     let _ = far;
     crate::validate::validate(chunk)
-}
-
-#[inline]
-fn is_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
 }

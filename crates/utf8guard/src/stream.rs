@@ -22,6 +22,7 @@
 
 use utf8guard_dfa::{Invalid, State};
 
+use crate::bytes::char_width;
 use crate::dialect::{Dialect, Inspection};
 use crate::error::Utf8Error;
 use crate::{dispatch, kernel};
@@ -506,17 +507,6 @@ fn end_state(dialect: Dialect, valid: &[u8]) -> (State, Option<usize>) {
         }
     }
     (state, run)
-}
-
-/// The length of the character that `lead` starts, for a lead byte of a
-/// well-formed multi-byte character.
-#[inline]
-fn char_width(lead: u8) -> usize {
-    match lead {
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
 }
 
 /// The length of `bytes` less its last lead byte and the continuation

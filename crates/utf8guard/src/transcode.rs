@@ -689,7 +689,7 @@ impl Transcoder {
         if self.in_run {
             let more = input[*at..]
                 .iter()
-                .take_while(|&&b| decode::is_cont(b))
+                .take_while(|&&b| crate::bytes::is_continuation(b))
                 .count();
             if self.to == Dialect::Corrected {
                 let n = more.min(out.room());

@@ -139,7 +139,7 @@ fn non_ascii_mask(chunk: &[u8; CHUNK]) -> u64 {
 
 /// `1` for a continuation byte (`80..BF`), else `0`.
 #[inline(always)]
-fn is_continuation(byte: u8) -> usize {
+fn continuation_bit(byte: u8) -> usize {
     usize::from((byte as i8) < -0x40)
 }
 
@@ -149,9 +149,9 @@ fn is_continuation(byte: u8) -> usize {
 /// Needs `3 <= at < bytes.len()`.
 #[inline(always)]
 fn character_start(bytes: &[u8], at: usize) -> usize {
-    let back1 = is_continuation(bytes[at]);
-    let back2 = back1 & is_continuation(bytes[at - 1]);
-    let back3 = back2 & is_continuation(bytes[at - 2]);
+    let back1 = continuation_bit(bytes[at]);
+    let back2 = back1 & continuation_bit(bytes[at - 1]);
+    let back3 = back2 & continuation_bit(bytes[at - 2]);
     at - back1 - back2 - back3
 }
 

@@ -222,7 +222,10 @@ fn convert_avx2(
     // Back to the start of the sequence the last block's end may cut (its
     // lead is at most 2 bytes back: blocks pass no longer sequence, and
     // the first block starts with one).
-    while src.get(i).is_some_and(|&b| crate::decode::is_cont(b)) {
+    while src
+        .get(i)
+        .is_some_and(|&b| crate::bytes::is_continuation(b))
+    {
         i -= 1;
         w -= 1;
     }
