@@ -490,24 +490,6 @@ fn surrogate(b: u8, c: u8) -> u32 {
     0xD000 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F)
 }
 
-/// A stable machine-readable name for an error kind.
-pub fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::UnexpectedContinuation => "unexpected_continuation",
-        ErrorKind::InvalidByte => "invalid_byte",
-        ErrorKind::Overlong => "overlong",
-        ErrorKind::Surrogate => "surrogate",
-        ErrorKind::TooLarge => "too_large",
-        ErrorKind::TooShort => "too_short",
-        ErrorKind::Incomplete => "incomplete",
-        ErrorKind::Nul => "nul",
-        ErrorKind::LoneSurrogate => "lone_surrogate",
-        ErrorKind::SurrogatePair => "surrogate_pair",
-        ErrorKind::FourByteForm => "four_byte_form",
-        _ => "other",
-    }
-}
-
 /// `name` as shown on a terminal: each control character (C0, DEL, C1)
 /// and each sequence that is not UTF-8 as `?`, as `ls` shows them, so that
 /// no escape sequence in a file name reaches the terminal.
@@ -938,7 +920,7 @@ impl Outcome {
                 None => out.push_str("null"),
             }
             json::push_key(out, "kind", false);
-            json::push_str(out, kind_name(f.kind));
+            json::push_str(out, f.kind.name());
             json::push_key(out, "description", false);
             json::push_str(out, &family::describe(f.kind, self.dialect));
             json::push_key(out, "explanation", false);

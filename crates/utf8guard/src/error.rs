@@ -61,6 +61,31 @@ impl ErrorKind {
             ErrorKind::FourByteForm => "4-byte sequence, where a surrogate pair is required",
         }
     }
+
+    /// A stable name in `snake_case`, for machines: e.g. `"overlong"`,
+    /// `"unexpected_continuation"` (what the command's JSON reports say).
+    ///
+    /// ```
+    /// use utf8guard::ErrorKind;
+    ///
+    /// let kind = utf8guard::from_utf8(b"\xC0\xAF").unwrap_err().kind();
+    /// assert_eq!((kind, kind.name()), (ErrorKind::InvalidByte, "invalid_byte"));
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::UnexpectedContinuation => "unexpected_continuation",
+            ErrorKind::InvalidByte => "invalid_byte",
+            ErrorKind::Overlong => "overlong",
+            ErrorKind::Surrogate => "surrogate",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::TooShort => "too_short",
+            ErrorKind::Incomplete => "incomplete",
+            ErrorKind::Nul => "nul",
+            ErrorKind::LoneSurrogate => "lone_surrogate",
+            ErrorKind::SurrogatePair => "surrogate_pair",
+            ErrorKind::FourByteForm => "four_byte_form",
+        }
+    }
 }
 
 impl fmt::Display for ErrorKind {
