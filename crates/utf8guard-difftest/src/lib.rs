@@ -62,6 +62,7 @@ pub mod generate;
 pub mod harness;
 pub mod ingest;
 pub mod mutate;
+pub mod repair_reference;
 pub mod rng;
 pub mod runner;
 pub mod seeds;

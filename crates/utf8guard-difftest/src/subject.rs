@@ -7,7 +7,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use utf8guard::{Dialect, ErrorKind, Kernel, StreamValidator, Utf8Error};
+use utf8guard::{Dialect, ErrorKind, Escaper, Kernel, Replacement, StreamValidator, Utf8Error};
+use utf8guard::{RepairReader, Repairer};
 
 use crate::ingest;
 use crate::rng::Rng;
@@ -136,6 +137,9 @@ pub enum Answer {
     /// A lossy conversion's output, compared with
     /// `String::from_utf8_lossy`.
     Lossy(String),
+    /// A repair's output under a policy (`None`: the surrogate escape),
+    /// compared with [`crate::repair_reference`]'s.
+    Repaired(Option<Replacement>, Vec<u8>),
     /// The subject broke its own contract in a way that has no right
     /// answer to compare (e.g. `Ok` with a string that is not the input).
     Broken(String),
@@ -169,6 +173,7 @@ impl Answer {
             (Answer::Inspected(Err(got)), Err(want)) => got.agrees_with(want),
             (Answer::Inspected(_), _) => false,
             (Answer::Lossy(s), _) => *s == String::from_utf8_lossy(input),
+            (Answer::Repaired(policy, out), _) => *out == repaired_reference(input, *policy),
             (Answer::Broken(_), _) => false,
         }
     }
@@ -178,6 +183,9 @@ impl Answer {
         match self {
             Answer::Verdict(_) => Answer::Verdict(truth.result.is_ok()),
             Answer::Lossy(_) => Answer::Lossy(String::from_utf8_lossy(input).into_owned()),
+            Answer::Repaired(policy, _) => {
+                Answer::Repaired(*policy, repaired_reference(input, *policy))
+            }
             Answer::Inspected(_) => Answer::Inspected(truth.result.map(|()| truth.inspected)),
             Answer::Exact(_) | Answer::Broken(_) => Answer::Exact(truth.result),
         }
@@ -192,6 +200,10 @@ impl fmt::Display for Answer {
             Answer::Exact(Err(found)) | Answer::Inspected(Err(found)) => write!(f, "{found}"),
             Answer::Inspected(Ok(inspected)) => write!(f, "valid{inspected}"),
             Answer::Lossy(s) => write!(f, "lossy {s:?}"),
+            Answer::Repaired(policy, out) => {
+                let name = policy.map_or("escape", Replacement::name);
+                write!(f, "repaired ({name}) {:?}", String::from_utf8_lossy(out))
+            }
             Answer::Broken(why) => write!(f, "broken: {why}"),
         }
     }
@@ -325,7 +337,11 @@ pub fn registry(only: Option<Kernel>) -> Vec<Subject> {
 ///   ([`ingest::validate_reader`]);
 /// - `Dialect::check(utf-8)`, `Dialect::validate(utf-8)` and
 ///   `Dialect::inspect(utf-8)` (which goes through the dialects' path of
-///   the kernel, not `from_utf8`'s).
+///   the kernel, not `from_utf8`'s);
+/// - `repair(<policy>)` for each repair policy and `escape`, each through
+///   the whole input at once, a `Repairer` (or `Escaper`) given random
+///   pieces, or (the policies) a `RepairReader` read with a random buffer
+///   size, compared with [`crate::repair_reference`].
 ///
 /// In each other dialect `d` ([`dialect_subjects`]):
 /// - `<kernel>.check_dialect(d)` and `<kernel>.validate_dialect(d)` for
@@ -497,7 +513,106 @@ pub fn utf8_subjects(only: Option<Kernel>) -> Vec<Subject> {
     ));
     subjects.push(Subject::new("io::validate_reader", ingest::validate_reader));
     subjects.extend(dispatched_dialect_subjects(Dialect::Utf8));
+    subjects.extend(repair_subjects());
     subjects
+}
+
+/// The reference output of a repair under `policy` (`None`: the escape).
+fn repaired_reference(input: &[u8], policy: Option<Replacement>) -> Vec<u8> {
+    match policy {
+        Some(policy) => crate::repair_reference::repaired(input, policy).into_bytes(),
+        None => crate::repair_reference::escaped(input),
+    }
+}
+
+/// One subject per repair policy and one for the escape, each answering
+/// through one of the library's forms, chosen at random: the whole input
+/// at once (`repair`, `escape`), a `Repairer` or `Escaper` given random
+/// pieces, or a `RepairReader` read with random buffer sizes.
+fn repair_subjects() -> Vec<Subject> {
+    let mut subjects: Vec<Subject> = Replacement::ALL
+        .into_iter()
+        .map(|policy| {
+            Subject::new(format!("repair({policy})"), move |b, cx| {
+                let out = match cx.rng.below(3) {
+                    0 => {
+                        cx.note = "repair".into();
+                        utf8guard::repair(b, policy).into_owned()
+                    }
+                    1 => {
+                        let mut repairer = Repairer::new(policy);
+                        let mut out = String::new();
+                        for piece in random_pieces(b, cx) {
+                            repairer.push(piece, &mut out);
+                        }
+                        repairer.finish(&mut out);
+                        out
+                    }
+                    _ => {
+                        let reader = RepairReader::new(b, policy);
+                        let step = cx.rng.range(1, 64);
+                        cx.note = format!("RepairReader, reads of {step} bytes");
+                        let mut out = Vec::new();
+                        let mut reader = reader;
+                        let mut buf = vec![0; step];
+                        loop {
+                            match std::io::Read::read(&mut reader, &mut buf) {
+                                Ok(0) => break,
+                                Ok(n) => out.extend_from_slice(&buf[..n]),
+                                Err(e) => return Answer::Broken(format!("read error: {e}")),
+                            }
+                        }
+                        match String::from_utf8(out) {
+                            Ok(text) => text,
+                            Err(_) => {
+                                return Answer::Broken("read bytes that are not UTF-8".into())
+                            }
+                        }
+                    }
+                };
+                Answer::Repaired(Some(policy), out.into_bytes())
+            })
+        })
+        .collect();
+    subjects.push(Subject::new("escape", |b, cx| {
+        let out = if cx.rng.one_in(2) {
+            cx.note = "escape".into();
+            utf8guard::escape(b).into_owned()
+        } else {
+            let mut escaper = Escaper::new();
+            let mut out = Vec::new();
+            for piece in random_pieces(b, cx) {
+                escaper.push(piece, &mut out);
+            }
+            escaper.finish(&mut out);
+            out
+        };
+        Answer::Repaired(None, out)
+    }));
+    subjects
+}
+
+/// `input` cut into pieces of random lengths (up to 9 bytes, or up to a
+/// quarter of the input), said in `cx.note`.
+fn random_pieces<'a>(input: &'a [u8], cx: &mut Context) -> Vec<&'a [u8]> {
+    let most = if cx.rng.one_in(2) {
+        9
+    } else {
+        (input.len() / 4).max(1)
+    };
+    let mut pieces = Vec::new();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let n = cx.rng.range(0, most).min(rest.len());
+        let (piece, after) = rest.split_at(n);
+        pieces.push(piece);
+        rest = after;
+    }
+    cx.note = format!(
+        "pieces of at most {most} bytes: {:?}",
+        pieces.iter().map(|p| p.len()).collect::<Vec<_>>()
+    );
+    pieces
 }
 
 /// The subjects of `dialect`, one of the dialects other than strict UTF-8

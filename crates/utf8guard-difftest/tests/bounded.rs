@@ -109,6 +109,7 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
     ] {
         expected.push(api.into());
     }
+    expected.extend(repair_subject_names());
     assert_eq!(names, expected);
 
     let only_scalar = Harness::for_dialects(0, Some(Kernel::Scalar), STRICT);
@@ -139,7 +140,20 @@ fn the_registry_holds_every_available_kernel_and_the_dispatched_api() {
             "Dialect::validate(utf-8)",
             "Dialect::inspect(utf-8)"
         ]
+        .into_iter()
+        .map(String::from)
+        .chain(repair_subject_names())
+        .collect::<Vec<_>>()
     );
+}
+
+/// The repair subjects' names: one per policy, then the escape.
+fn repair_subject_names() -> Vec<String> {
+    utf8guard::Replacement::ALL
+        .into_iter()
+        .map(|policy| format!("repair({policy})"))
+        .chain(["escape".to_string()])
+        .collect()
 }
 
 #[test]

@@ -258,3 +258,22 @@ fn a_wrong_inspection_is_caught() {
     assert_eq!(m.shrunk.len(), 101, "{m}");
     assert!(m.shrunk[100] >= 0xFE, "{m}");
 }
+
+/// A `jvm` repair that replaces a surrogate's form byte by byte, as the
+/// maximal-subpart policy does, is caught on the surrogate's bytes.
+#[test]
+fn a_jvm_repair_that_splits_surrogates_is_caught_on_a_surrogate() {
+    use utf8guard::Replacement;
+    let m = catch(Subject::new("jvm-as-std", |b, _| {
+        Answer::Repaired(
+            Some(Replacement::Jvm),
+            utf8guard::repair(b, Replacement::MaximalSubpart)
+                .into_owned()
+                .into_bytes(),
+        )
+    }));
+    assert_eq!(m.subject, "jvm-as-std");
+    assert!(m.shrunk.len() >= 2 && m.shrunk.len() <= 3, "{m}");
+    assert_eq!(m.shrunk[0], 0xED, "{m}");
+    assert!((0xA0..=0xBF).contains(&m.shrunk[1]), "{m}");
+}
