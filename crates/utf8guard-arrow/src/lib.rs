@@ -18,7 +18,10 @@
 //!   `safe: true` ([`binary_to_string_or_null`],
 //!   [`binary_view_to_string_view_or_null`]), or repaired with U+FFFD as
 //!   `String::from_utf8_lossy` repairs ([`binary_to_string_lossy`],
-//!   [`binary_view_to_string_view_lossy`]).
+//!   [`binary_view_to_string_view_lossy`]), or under any of utf8guard's
+//!   repair policies ([`Replacement`]: the JDK's decoder, Windows-1252 or
+//!   Latin-1 for the bytes of mixed files, `\xNN`, dropped;
+//!   [`binary_to_string_repaired`], [`binary_view_to_string_view_repaired`]).
 //!
 //! Errors name the row, the byte offset inside the row's value and the
 //! cause ([`Error`]).
@@ -49,9 +52,9 @@
 //! # Dialects
 //!
 //! Every check here is of strict UTF-8, the only encoding Arrow's string
-//! types allow. Checking a binary column as another dialect (CESU-8,
-//! modified UTF-8, WTF-8) will take a dialect argument beside these
-//! functions, once utf8guard has dialects.
+//! types allow. Values in another member of the family (CESU-8 from
+//! Oracle, modified UTF-8 from the JVM) convert to it with
+//! `utf8guard::transcode`, a value at a time.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -67,13 +70,14 @@ use arrow_schema::DataType;
 
 pub use error::Error;
 pub use offsets::{
-    binary_to_string, binary_to_string_lossy, binary_to_string_or_null, validate_binary,
-    validate_string,
+    binary_to_string, binary_to_string_lossy, binary_to_string_or_null, binary_to_string_repaired,
+    validate_binary, validate_string,
 };
-pub use utf8guard::{ErrorKind, Utf8Error};
+pub use utf8guard::{ErrorKind, Replacement, Utf8Error};
 pub use views::{
     binary_view_to_string_view, binary_view_to_string_view_lossy,
-    binary_view_to_string_view_or_null, validate_binary_view, validate_string_view,
+    binary_view_to_string_view_or_null, binary_view_to_string_view_repaired, validate_binary_view,
+    validate_string_view,
 };
 
 /// Checks that every row of a binary or string array is UTF-8: `Binary`,

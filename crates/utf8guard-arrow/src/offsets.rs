@@ -12,7 +12,7 @@
 
 use arrow_array::{Array, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use utf8guard::Utf8Error;
+use utf8guard::{Replacement, Utf8Error};
 
 use crate::Error;
 
@@ -145,7 +145,41 @@ pub fn binary_to_string_or_null<O: OffsetSizeTrait>(
 pub fn binary_to_string_lossy<O: OffsetSizeTrait>(
     array: &GenericBinaryArray<O>,
 ) -> GenericStringArray<O> {
-    convert_rows(array.offsets(), array.values(), array.nulls(), Fix::Repair)
+    binary_to_string_repaired(array, Replacement::MaximalSubpart)
+}
+
+/// [`binary_to_string_lossy`] under any repair policy: each value that is
+/// not UTF-8 becomes what [`utf8guard::repair`] makes of it under
+/// `replacement` (the JDK's decoder, Windows-1252 for mixed files, ...).
+/// Zero-copy when every row is UTF-8; nulls stay null.
+///
+/// # Panics
+/// As [`binary_to_string_lossy`].
+///
+/// ```
+/// use arrow_array::{BinaryArray, StringArray};
+/// use utf8guard::Replacement;
+///
+/// let binary = BinaryArray::from(vec![&b"caf\xE9"[..], b"ok", b"\xED\xA0\x80!"]);
+/// assert_eq!(
+///     utf8guard_arrow::binary_to_string_repaired(&binary, Replacement::Windows1252),
+///     StringArray::from(vec!["café", "ok", "í\u{A0}€!"])
+/// );
+/// assert_eq!(
+///     utf8guard_arrow::binary_to_string_repaired(&binary, Replacement::Jvm),
+///     StringArray::from(vec!["caf\u{FFFD}", "ok", "\u{FFFD}!"])
+/// );
+/// ```
+pub fn binary_to_string_repaired<O: OffsetSizeTrait>(
+    array: &GenericBinaryArray<O>,
+    replacement: Replacement,
+) -> GenericStringArray<O> {
+    convert_rows(
+        array.offsets(),
+        array.values(),
+        array.nulls(),
+        Fix::Repair(replacement),
+    )
 }
 
 /// Every row of an offsets array that is not UTF-8, in order, with the
@@ -255,8 +289,8 @@ fn engine_offsets<O: OffsetSizeTrait>(offsets: &OffsetBuffer<O>) -> EngineOffset
 pub(crate) enum Fix {
     /// A null (with no bytes).
     Null,
-    /// Its value with U+FFFD for each invalid sequence.
-    Repair,
+    /// Its value repaired under the policy.
+    Repair(Replacement),
 }
 
 /// A string array of the rows of a binary (or untrusted string) array, bad
@@ -354,8 +388,8 @@ fn rebuild<O: OffsetSizeTrait>(
     let mut next = 0;
     for &(row, _) in bad {
         copy_run(next, row, &mut out_values, &mut out_offsets);
-        if fix == Fix::Repair {
-            let repaired = utf8guard::from_utf8_lossy(&values[at(row)..at(row + 1)]);
+        if let Fix::Repair(replacement) = fix {
+            let repaired = utf8guard::repair(&values[at(row)..at(row + 1)], replacement);
             out_values.extend_from_slice(repaired.as_bytes());
         }
         out_offsets.push(offset_of(out_values.len()));
@@ -364,14 +398,14 @@ fn rebuild<O: OffsetSizeTrait>(
     copy_run(next, rows, &mut out_values, &mut out_offsets);
 
     let nulls = match fix {
-        Fix::Repair => nulls.cloned(),
+        Fix::Repair(_) => nulls.cloned(),
         Fix::Null => crate::nulls_without(nulls, rows, bad),
     };
     let offsets = OffsetBuffer::new(ScalarBuffer::from(out_offsets));
     // SAFETY: `try_new` would accept these parts, as `new_unchecked`
     // requires. The values are the concatenation of the rows, each UTF-8
     // on its own: a good row copied as it was (`bad` lists every row that
-    // is not UTF-8), an empty value, or the output of `from_utf8_lossy`.
+    // is not UTF-8), an empty value, or the output of `utf8guard::repair`.
     // So the values are UTF-8 with a character boundary at every offset;
     // the offsets start at 0, never decrease (checked by
     // `OffsetBuffer::new`) and end at the values' length; the null buffer

@@ -40,7 +40,7 @@ use arrow_array::builder::make_view;
 use arrow_array::{Array, BinaryViewArray, StringViewArray};
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 use arrow_data::{ByteView, MAX_INLINE_VIEW_LEN};
-use utf8guard::Utf8Error;
+use utf8guard::{Replacement, Utf8Error};
 
 use crate::offsets::Fix;
 use crate::Error;
@@ -156,11 +156,36 @@ pub fn binary_view_to_string_view_or_null(array: &BinaryViewArray) -> StringView
 /// );
 /// ```
 pub fn binary_view_to_string_view_lossy(array: &BinaryViewArray) -> StringViewArray {
+    binary_view_to_string_view_repaired(array, Replacement::MaximalSubpart)
+}
+
+/// [`binary_view_to_string_view_lossy`] under any repair policy: each
+/// value that is not UTF-8 becomes what [`utf8guard::repair`] makes of it
+/// under `replacement`. Zero-copy when every value is UTF-8; nulls stay
+/// null.
+///
+/// # Panics
+/// As [`binary_view_to_string_view_lossy`].
+///
+/// ```
+/// use arrow_array::{BinaryViewArray, StringViewArray};
+/// use utf8guard::Replacement;
+///
+/// let binary = BinaryViewArray::from(vec![&b"a long value, caf\xE9"[..], b"\xF0\x9F\x98"]);
+/// assert_eq!(
+///     utf8guard_arrow::binary_view_to_string_view_repaired(&binary, Replacement::Backslash),
+///     StringViewArray::from(vec!["a long value, caf\\xe9", "\\xf0\\x9f\\x98"])
+/// );
+/// ```
+pub fn binary_view_to_string_view_repaired(
+    array: &BinaryViewArray,
+    replacement: Replacement,
+) -> StringViewArray {
     convert_views(
         array.views(),
         array.data_buffers(),
         array.nulls(),
-        Fix::Repair,
+        Fix::Repair(replacement),
     )
 }
 
@@ -221,7 +246,7 @@ pub(crate) fn convert_views(
                 }
                 nulls = crate::nulls_without(nulls.as_ref(), views.len(), &bad);
             }
-            Fix::Repair => {
+            Fix::Repair(replacement) => {
                 let extra_index = u32::try_from(buffers.len()).expect("too many data buffers");
                 let mut extra: Vec<u8> = Vec::new();
                 for &(row, _) in &bad {
@@ -237,7 +262,7 @@ pub(crate) fn convert_views(
                         let start = v.offset as usize;
                         &buffers[v.buffer_index as usize][start..start + len as usize]
                     };
-                    let repaired = utf8guard::from_utf8_lossy(value);
+                    let repaired = utf8guard::repair(value, replacement);
                     let repaired = repaired.as_bytes();
                     fixed[row] = if repaired.len() <= MAX_INLINE_VIEW_LEN as usize {
                         make_view(repaired, 0, 0)
@@ -258,7 +283,7 @@ pub(crate) fn convert_views(
     // SAFETY: `new_unchecked` needs what `try_new` checks. Every view's
     // bytes are UTF-8: the views that are not were found (every view is
     // checked) and replaced, by the empty inline view 0 or by a view that
-    // `make_view` made of a `from_utf8_lossy` output. The rest of the
+    // `make_view` made of a `utf8guard::repair` output. The rest of the
     // layout held for the input, a view array (views that point inside the
     // buffers, matching prefixes, zero padding), still holds for the views
     // kept, holds for those `make_view` made (it writes the prefix and the

@@ -14,8 +14,8 @@ use common::*;
 use proptest::prelude::*;
 use utf8guard::ErrorKind;
 use utf8guard_arrow::{
-    binary_to_string, binary_to_string_lossy, binary_to_string_or_null, invalid_values, validate,
-    validate_binary, validate_string, Error,
+    binary_to_string, binary_to_string_lossy, binary_to_string_or_null, binary_to_string_repaired,
+    invalid_values, validate, validate_binary, validate_string, Error, Replacement,
 };
 
 /// The same bytes as a string array, unchecked: an array "from an
@@ -129,6 +129,16 @@ fn check<O: OffsetSizeTrait>(all_rows: &[Row], from: usize, len: usize) {
     let lossy = binary_to_string_lossy(&array);
     assert_eq!(lossy, expected_strings);
     assert_sound(&lossy);
+    // Every repair policy: each row as the library repairs it alone.
+    for policy in Replacement::ALL {
+        let expected: GenericStringArray<O> = rows
+            .iter()
+            .map(|r| (!r.null).then(|| utf8guard::repair(&r.bytes, policy).into_owned()))
+            .collect();
+        let repaired = binary_to_string_repaired(&array, policy);
+        assert_eq!(repaired, expected, "{policy}");
+        assert_sound(&repaired);
+    }
 }
 
 proptest! {

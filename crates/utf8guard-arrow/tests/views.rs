@@ -15,8 +15,8 @@ use proptest::prelude::*;
 use utf8guard::ErrorKind;
 use utf8guard_arrow::{
     binary_view_to_string_view, binary_view_to_string_view_lossy,
-    binary_view_to_string_view_or_null, invalid_values, validate, validate_binary_view,
-    validate_string_view, Error,
+    binary_view_to_string_view_or_null, binary_view_to_string_view_repaired, invalid_values,
+    validate, validate_binary_view, validate_string_view, Error, Replacement,
 };
 
 /// The parts of a view array pass Arrow's own checks: what `new_unchecked`
@@ -93,6 +93,16 @@ fn check(array: &BinaryViewArray, rows: &[Row]) {
     let lossy = binary_view_to_string_view_lossy(array);
     assert_eq!(lossy, expected_strings);
     assert_sound(&lossy);
+    // Every repair policy: each value as the library repairs it alone.
+    for policy in Replacement::ALL {
+        let expected: StringViewArray = rows
+            .iter()
+            .map(|r| (!r.null).then(|| utf8guard::repair(&r.bytes, policy).into_owned()))
+            .collect();
+        let repaired = binary_view_to_string_view_repaired(array, policy);
+        assert_eq!(repaired, expected, "{policy}");
+        assert_sound(&repaired);
+    }
 }
 
 /// The same rows as `array`, with the views in reverse order: the views
