@@ -10,43 +10,58 @@ use datafusion_common::arrow::buffer::{BooleanBuffer, NullBuffer};
 use datafusion_common::arrow::compute::cast;
 use datafusion_common::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion_common::arrow::error::ArrowError;
-use datafusion_common::utils::take_function_args;
 use datafusion_common::{exec_err, DataFusionError, Result, ScalarValue};
 use datafusion_expr::{
-    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature, TypeSignature,
+    Volatility,
 };
-use utf8guard_arrow::{Error, Utf8Error};
+use utf8guard_arrow::{Error, Replacement, Utf8Error};
 
 /// What one of the functions computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Op {
     Valid,
     ErrorOffset,
-    Repair,
+    /// Repaired under the policy (for `utf8_repair`, the default when no
+    /// second argument names another).
+    Repair(Replacement),
     SparkIsValid,
     SparkMakeValid,
 }
+
+/// The types of the value argument.
+const VALUE_TYPES: [DataType; 6] = [
+    DataType::Utf8,
+    DataType::LargeUtf8,
+    DataType::Utf8View,
+    DataType::Binary,
+    DataType::BinaryView,
+    DataType::LargeBinary,
+];
 
 /// The argument types every function takes (those of `datafusion-spark`'s
 /// `is_valid_utf8` and `make_valid_utf8`, in the same order, so that other
 /// types are coerced the same way).
 fn signature() -> Signature {
-    Signature::uniform(
-        1,
-        vec![
-            DataType::Utf8,
-            DataType::LargeUtf8,
-            DataType::Utf8View,
-            DataType::Binary,
-            DataType::BinaryView,
-            DataType::LargeBinary,
-        ],
-        Volatility::Immutable,
-    )
+    Signature::uniform(1, VALUE_TYPES.to_vec(), Volatility::Immutable)
+}
+
+/// `utf8_repair`'s: a value, and optionally the name of a policy.
+fn repair_signature() -> Signature {
+    let mut forms = vec![TypeSignature::Uniform(1, VALUE_TYPES.to_vec())];
+    for value in VALUE_TYPES {
+        for name in [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View] {
+            forms.push(TypeSignature::Exact(vec![value.clone(), name]));
+        }
+    }
+    Signature::one_of(forms, Volatility::Immutable)
 }
 
 macro_rules! function {
     ($(#[$doc:meta])* $name:ident, $op:expr, $sql:literal) => {
+        function!($(#[$doc])* $name, $op, $sql, signature);
+    };
+    ($(#[$doc:meta])* $name:ident, $op:expr, $sql:literal, $signature:ident) => {
         $(#[$doc])*
         #[derive(Debug, PartialEq, Eq, Hash)]
         pub struct $name {
@@ -57,7 +72,7 @@ macro_rules! function {
             #[doc = concat!("The `", $sql, "` function.")]
             pub fn new() -> Self {
                 $name {
-                    signature: signature(),
+                    signature: $signature(),
                 }
             }
         }
@@ -78,12 +93,11 @@ macro_rules! function {
             }
 
             fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-                let [arg] = take_function_args($sql, arg_types)?;
-                return_type($op, arg)
+                return_type($op, value_arg($sql, arg_types)?)
             }
 
             fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-                let [arg] = take_function_args($sql, args.arg_fields)?;
+                let arg = value_arg($sql, args.arg_fields)?;
                 let nullable = match $op {
                     Op::ErrorOffset | Op::SparkIsValid => true,
                     _ => arg.is_nullable(),
@@ -93,8 +107,16 @@ macro_rules! function {
             }
 
             fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-                let [arg] = take_function_args($sql, args.args)?;
-                invoke($op, arg)
+                let mut args = args.args.into_iter();
+                let (Some(arg), policy) = (args.next(), args.next()) else {
+                    return exec_err!("{} takes a value", $sql);
+                };
+                let op = match (policy, $op) {
+                    (None, op) => op,
+                    (Some(policy), Op::Repair(_)) => Op::Repair(policy_named($sql, policy)?),
+                    (Some(_), _) => return exec_err!("{} takes one argument", $sql),
+                };
+                invoke(op, arg)
             }
         }
     };
@@ -115,13 +137,27 @@ function!(
     "utf8_error_offset"
 );
 function!(
-    /// `utf8_repair(x) -> string`: the value with each invalid sequence
-    /// replaced by U+FFFD, as `String::from_utf8_lossy` does. `Binary` and
-    /// `Utf8` give `Utf8`, the large types `LargeUtf8`, the view types
-    /// `Utf8View`.
+    /// `utf8_repair(x [, policy]) -> string`: the value with each invalid
+    /// sequence replaced as the policy says, by default U+FFFD per maximal
+    /// subpart, as `String::from_utf8_lossy` does. `policy` is a constant
+    /// string naming one of utf8guard's repair policies (`Replacement`'s
+    /// names and aliases: `maximal-subpart`, `jvm`, `per-byte`,
+    /// `windows-1252`, `latin-1`, `backslash`, `drop`). `Binary` and `Utf8`
+    /// give `Utf8`, the large types `LargeUtf8`, the view types `Utf8View`.
     Utf8Repair,
-    Op::Repair,
-    "utf8_repair"
+    Op::Repair(Replacement::MaximalSubpart),
+    "utf8_repair",
+    repair_signature
+);
+function!(
+    /// `utf8_decode_jvm(x) -> string`: the value as the JVM decodes UTF-8
+    /// (`new String(bytes, StandardCharsets.UTF_8)`, which Spark's
+    /// `decode(x, 'UTF-8')` runs): `utf8_repair(x, 'jvm')`, one U+FFFD for
+    /// a surrogate's three bytes where Rust's rule gives three. For a
+    /// Spark-compatible engine. The same types as `utf8_repair`.
+    Utf8DecodeJvm,
+    Op::Repair(Replacement::Jvm),
+    "utf8_decode_jvm"
 );
 function!(
     /// `is_valid_utf8(x) -> boolean`, as `datafusion-spark` defines it: a
@@ -146,9 +182,9 @@ fn return_type(op: Op, arg: &DataType) -> Result<DataType> {
     Ok(match (op, arg) {
         (Op::Valid | Op::SparkIsValid, _) => Boolean,
         (Op::ErrorOffset, _) => Int64,
-        (Op::Repair, Binary | Utf8) => Utf8,
-        (Op::Repair, LargeBinary | LargeUtf8) => LargeUtf8,
-        (Op::Repair, BinaryView | Utf8View) => Utf8View,
+        (Op::Repair(_), Binary | Utf8) => Utf8,
+        (Op::Repair(_), LargeBinary | LargeUtf8) => LargeUtf8,
+        (Op::Repair(_), BinaryView | Utf8View) => Utf8View,
         (Op::SparkMakeValid, Utf8 | LargeUtf8 | Utf8View) => arg.clone(),
         (Op::SparkMakeValid, Binary | BinaryView) => Utf8,
         (Op::SparkMakeValid, LargeBinary) => LargeUtf8,
@@ -179,9 +215,10 @@ fn apply(op: Op, array: &ArrayRef) -> Result<ArrayRef> {
         Op::Valid | Op::SparkIsValid => Arc::new(valid(array.as_ref())?),
         Op::ErrorOffset => Arc::new(error_offsets(array.as_ref())?),
         Op::SparkMakeValid if is_string => Arc::clone(array),
-        Op::Repair | Op::SparkMakeValid => {
-            let repaired = repair(array.as_ref())?;
-            if op == Op::SparkMakeValid && array.data_type() == &DataType::BinaryView {
+        Op::Repair(replacement) => repair(array.as_ref(), replacement)?,
+        Op::SparkMakeValid => {
+            let repaired = repair(array.as_ref(), Replacement::MaximalSubpart)?;
+            if array.data_type() == &DataType::BinaryView {
                 // datafusion-spark answers a BinaryView with a Utf8 array.
                 cast(&repaired, &DataType::Utf8)?
             } else {
@@ -242,29 +279,73 @@ fn error_offsets(array: &dyn Array) -> Result<Int64Array> {
     ))
 }
 
-/// The values repaired: `Utf8`, `LargeUtf8` or `Utf8View` (by the width of
-/// the argument), sharing the argument's buffers when it is all UTF-8.
-fn repair(array: &dyn Array) -> Result<ArrayRef> {
+/// The value argument: the first of one, or of two for `utf8_repair`.
+fn value_arg<'a, T>(name: &str, args: &'a [T]) -> Result<&'a T> {
+    match args {
+        [value] | [value, _] => Ok(value),
+        _ => exec_err!("{name} takes a value and, for utf8_repair, a policy"),
+    }
+}
+
+/// The policy a constant string names.
+fn policy_named(function: &str, policy: ColumnarValue) -> Result<Replacement> {
+    let ColumnarValue::Scalar(scalar) = policy else {
+        return exec_err!("{function}: the policy must be a constant string, not a column");
+    };
+    let name = match scalar.try_as_str() {
+        Some(Some(name)) => name,
+        Some(None) => return exec_err!("{function}: the policy is null"),
+        None => return exec_err!("{function}: the policy must be a string, not {scalar}"),
+    };
+    match Replacement::from_name(name) {
+        Some(policy) => Ok(policy),
+        None if name.eq_ignore_ascii_case("escape")
+            || name.eq_ignore_ascii_case("surrogateescape") =>
+        {
+            exec_err!(
+                "{function}: the escape policy writes WTF-8, which a string column cannot hold"
+            )
+        }
+        None => {
+            let known: Vec<&str> = Replacement::ALL.iter().map(|r| r.name()).collect();
+            exec_err!(
+                "{function}: unknown repair policy '{name}'; known: {}",
+                known.join(", ")
+            )
+        }
+    }
+}
+
+/// The values repaired under `replacement`: `Utf8`, `LargeUtf8` or
+/// `Utf8View` (by the width of the argument), sharing the argument's
+/// buffers when it is all UTF-8.
+fn repair(array: &dyn Array, replacement: Replacement) -> Result<ArrayRef> {
     Ok(match array.data_type() {
-        DataType::Binary => Arc::new(utf8guard_arrow::binary_to_string_lossy(
+        DataType::Binary => Arc::new(utf8guard_arrow::binary_to_string_repaired(
             array.as_binary::<i32>(),
+            replacement,
         )),
-        DataType::LargeBinary => Arc::new(utf8guard_arrow::binary_to_string_lossy(
+        DataType::LargeBinary => Arc::new(utf8guard_arrow::binary_to_string_repaired(
             array.as_binary::<i64>(),
+            replacement,
         )),
-        DataType::BinaryView => Arc::new(utf8guard_arrow::binary_view_to_string_view_lossy(
+        DataType::BinaryView => Arc::new(utf8guard_arrow::binary_view_to_string_view_repaired(
             array.as_binary_view(),
+            replacement,
         )),
         // Strings from an untrusted source: their bytes, as binary (no
         // copy), repaired the same way.
-        DataType::Utf8 => Arc::new(utf8guard_arrow::binary_to_string_lossy(&BinaryArray::from(
-            array.as_string::<i32>().clone(),
-        ))),
-        DataType::LargeUtf8 => Arc::new(utf8guard_arrow::binary_to_string_lossy(
-            &LargeBinaryArray::from(array.as_string::<i64>().clone()),
+        DataType::Utf8 => Arc::new(utf8guard_arrow::binary_to_string_repaired(
+            &BinaryArray::from(array.as_string::<i32>().clone()),
+            replacement,
         )),
-        DataType::Utf8View => Arc::new(utf8guard_arrow::binary_view_to_string_view_lossy(
+        DataType::LargeUtf8 => Arc::new(utf8guard_arrow::binary_to_string_repaired(
+            &LargeBinaryArray::from(array.as_string::<i64>().clone()),
+            replacement,
+        )),
+        DataType::Utf8View => Arc::new(utf8guard_arrow::binary_view_to_string_view_repaired(
             &array.as_string_view().clone().to_binary_view(),
+            replacement,
         )),
         other => return exec_err!("utf8_repair does not take {other}"),
     })

@@ -5,15 +5,18 @@
 //! |---|---|---|
 //! | `utf8_valid(x)` | binary or string | `boolean`: the value is UTF-8 |
 //! | `utf8_error_offset(x)` | binary or string | `bigint`: the byte offset in the value where it stops being UTF-8; null when it is UTF-8 |
-//! | `utf8_repair(x)` | binary or string | string: the value with each invalid sequence replaced by U+FFFD, as `String::from_utf8_lossy` does |
+//! | `utf8_repair(x [, policy])` | binary or string, and a constant string | string: the value with each invalid sequence replaced as `policy` says (one of utf8guard's repair policies: `maximal-subpart`, the default, as `String::from_utf8_lossy`; `jvm`, `per-byte`, `windows-1252`, `latin-1`, `backslash`, `drop`, and their aliases) |
+//! | `utf8_decode_jvm(x)` | binary or string | string: as the JVM's `new String(bytes, UTF_8)` (Spark's `decode(x, 'UTF-8')`), that is `utf8_repair(x, 'jvm')`, under a name of its own for Spark-compatible engines |
 //! | `is_valid_utf8(x)` | binary or string | as `datafusion-spark`'s function of that name |
 //! | `make_valid_utf8(x)` | binary or string | as `datafusion-spark`'s function of that name |
 //!
 //! The argument may be `Binary`, `LargeBinary`, `BinaryView`, `Utf8`,
 //! `LargeUtf8` or `Utf8View` (other types are coerced as for
-//! `datafusion-spark`'s functions); a null gives a null. `utf8_repair`
-//! gives `Utf8` for `Binary` and `Utf8`, `LargeUtf8` for the large types,
-//! `Utf8View` for the view types.
+//! `datafusion-spark`'s functions); a null gives a null. `utf8_repair` and
+//! `utf8_decode_jvm` give `Utf8` for `Binary` and `Utf8`, `LargeUtf8` for
+//! the large types, `Utf8View` for the view types. A policy that is not a
+//! constant string, or that names no policy (or the surrogate escape,
+//! whose output a string column cannot hold), is an error.
 //!
 //! `utf8_valid`, `utf8_error_offset` and `utf8_repair` check the bytes of
 //! string columns too: Arrow requires them to be UTF-8, but arrays from
@@ -39,12 +42,14 @@
 //! let ctx = SessionContext::new();
 //! utf8guard_datafusion::register(&ctx);
 //! let batches = ctx
-//!     .sql("SELECT utf8_valid(X'C3A9'), utf8_error_offset(X'61C3'), utf8_repair(X'61FF62')")
+//!     .sql("SELECT utf8_valid(X'C3A9'), utf8_error_offset(X'61C3'), utf8_repair(X'61FF62'), \
+//!           utf8_repair(X'636166E9', 'windows-1252'), utf8_decode_jvm(X'EDA080')")
 //!     .await?
 //!     .collect()
 //!     .await?;
 //! let row = datafusion::arrow::util::pretty::pretty_format_batches(&batches)?.to_string();
 //! assert!(row.contains("| true ") && row.contains("| 1 ") && row.contains("| a\u{FFFD}b "));
+//! assert!(row.contains("| café ") && row.contains("| \u{FFFD} "));
 //! # Ok::<(), datafusion::error::DataFusionError>(())
 //! # }).unwrap();
 //! ```
@@ -55,16 +60,28 @@
 //! it, so these functions load into a Ballista scheduler and executors as
 //! they are (see the repository's `cluster/`).
 //!
+//! # Files with bad bytes
+//!
+//! DataFusion's CSV and JSON readers stop at the first invalid UTF-8
+//! (apache/datafusion#5204). [`register_csv_repaired`] and
+//! [`register_ndjson_repaired`] register such a file as a table, its bytes
+//! repaired under a chosen policy as they are read (utf8guard's
+//! `RepairReader`), so that SQL can query it: with `windows-1252`, a file
+//! that mixes UTF-8 and Windows-1252 lines comes out right.
+//!
 //! # Features
 //!
-//! - `session` (default): [`register`], which takes a `SessionContext` and
-//!   so needs the `datafusion` crate (without its default features).
+//! - `session` (default): [`register`], [`register_csv_repaired`] and
+//!   [`register_ndjson_repaired`], which take a `SessionContext` and so
+//!   need the `datafusion` crate (without its default features).
 //!   Without it the crate depends on `datafusion-common` and
 //!   `datafusion-expr` only, and [`register_all`] fills any
 //!   `FunctionRegistry` (a `SessionState`, Ballista's function registry).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "session")]
+mod files;
 mod functions;
 
 use std::sync::Arc;
@@ -73,7 +90,11 @@ use datafusion_common::Result;
 use datafusion_expr::registry::FunctionRegistry;
 use datafusion_expr::ScalarUDF;
 
-pub use functions::{IsValidUtf8, MakeValidUtf8, Utf8ErrorOffset, Utf8Repair, Utf8Valid};
+#[cfg(feature = "session")]
+pub use files::{register_csv_repaired, register_ndjson_repaired};
+pub use functions::{
+    IsValidUtf8, MakeValidUtf8, Utf8DecodeJvm, Utf8ErrorOffset, Utf8Repair, Utf8Valid,
+};
 
 /// The `utf8_valid` function.
 pub fn utf8_valid() -> Arc<ScalarUDF> {
@@ -90,6 +111,11 @@ pub fn utf8_repair() -> Arc<ScalarUDF> {
     Arc::new(ScalarUDF::new_from_impl(Utf8Repair::new()))
 }
 
+/// The `utf8_decode_jvm` function.
+pub fn utf8_decode_jvm() -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::new_from_impl(Utf8DecodeJvm::new()))
+}
+
 /// `is_valid_utf8`, with `datafusion-spark`'s semantics.
 pub fn is_valid_utf8() -> Arc<ScalarUDF> {
     Arc::new(ScalarUDF::new_from_impl(IsValidUtf8::new()))
@@ -101,7 +127,8 @@ pub fn make_valid_utf8() -> Arc<ScalarUDF> {
 }
 
 /// Every function of the crate: `utf8_valid`, `utf8_error_offset`,
-/// `utf8_repair`, `is_valid_utf8` and `make_valid_utf8`.
+/// `utf8_repair`, `utf8_decode_jvm`, `is_valid_utf8` and
+/// `make_valid_utf8`.
 ///
 /// ```
 /// let names: Vec<String> = utf8guard_datafusion::all_functions()
@@ -110,7 +137,14 @@ pub fn make_valid_utf8() -> Arc<ScalarUDF> {
 ///     .collect();
 /// assert_eq!(
 ///     names,
-///     ["utf8_valid", "utf8_error_offset", "utf8_repair", "is_valid_utf8", "make_valid_utf8"]
+///     [
+///         "utf8_valid",
+///         "utf8_error_offset",
+///         "utf8_repair",
+///         "utf8_decode_jvm",
+///         "is_valid_utf8",
+///         "make_valid_utf8"
+///     ]
 /// );
 /// ```
 pub fn all_functions() -> Vec<Arc<ScalarUDF>> {
@@ -118,6 +152,7 @@ pub fn all_functions() -> Vec<Arc<ScalarUDF>> {
         utf8_valid(),
         utf8_error_offset(),
         utf8_repair(),
+        utf8_decode_jvm(),
         is_valid_utf8(),
         make_valid_utf8(),
     ]
@@ -188,6 +223,17 @@ pub mod expr_fn {
     /// `utf8_repair(x)`.
     pub fn utf8_repair(x: Expr) -> Expr {
         super::utf8_repair().call(vec![x])
+    }
+
+    /// `utf8_repair(x, policy)`: `policy` names one of utf8guard's repair
+    /// policies (`"jvm"`, `"windows-1252"`, ...).
+    pub fn utf8_repair_with(x: Expr, policy: &str) -> Expr {
+        super::utf8_repair().call(vec![x, datafusion_expr::lit(policy)])
+    }
+
+    /// `utf8_decode_jvm(x)`.
+    pub fn utf8_decode_jvm(x: Expr) -> Expr {
+        super::utf8_decode_jvm().call(vec![x])
     }
 
     /// `is_valid_utf8(x)`.

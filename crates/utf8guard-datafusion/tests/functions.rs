@@ -10,7 +10,10 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::{col, SessionContext};
-use utf8guard_datafusion::expr_fn::{utf8_error_offset, utf8_repair, utf8_valid};
+use utf8guard_arrow::Replacement;
+use utf8guard_datafusion::expr_fn::{
+    utf8_decode_jvm, utf8_error_offset, utf8_repair, utf8_repair_with, utf8_valid,
+};
 
 fn values() -> Vec<Option<&'static [u8]>> {
     vec![
@@ -237,9 +240,132 @@ fn register_all_fills_a_function_registry() {
         "utf8_valid",
         "utf8_error_offset",
         "utf8_repair",
+        "utf8_decode_jvm",
         "is_valid_utf8",
         "make_valid_utf8",
     ] {
         assert!(state.scalar_functions().contains_key(name), "{name}");
     }
+}
+
+/// `utf8_repair(x, policy)` with every policy, by name and by alias, and
+/// `utf8_decode_jvm(x)`: each value as utf8guard repairs it alone, on every
+/// binary type (the result type by the argument's width), from the
+/// DataFrame API and from SQL.
+#[tokio::test]
+async fn every_policy_on_every_binary_type() {
+    let mut rows = values();
+    rows.extend([
+        Some(&b"\xED\xA0\x80 surrogate"[..]),
+        Some(b"caf\xE9 \x80 \x9D"),
+        Some(b"\xF0\x9F\x98"),
+    ]);
+    let inputs: [ArrayRef; 3] = [
+        Arc::new(BinaryArray::from(rows.clone())),
+        Arc::new(LargeBinaryArray::from(rows.clone())),
+        Arc::new(BinaryViewArray::from(rows.clone())),
+    ];
+    let names = [
+        ("maximal-subpart", "std"),
+        ("jvm", "java"),
+        ("per-byte", "go"),
+        ("windows-1252", "cp1252"),
+        ("latin-1", "iso-8859-1"),
+        ("backslash", "backslash"),
+        ("drop", "ignore"),
+    ];
+    for input in inputs {
+        let batch = RecordBatch::try_from_iter([("x", input.clone())]).unwrap();
+        let ctx = SessionContext::new();
+        for (name, alias) in names {
+            let policy = Replacement::from_name(name).unwrap();
+            let want: Vec<Option<String>> = rows
+                .iter()
+                .map(|r| r.map(|b| utf8guard::repair(b, policy).into_owned()))
+                .collect();
+            let df = ctx
+                .read_batch(batch.clone())
+                .unwrap()
+                .select(vec![
+                    utf8_repair_with(col("x"), name).alias("a"),
+                    utf8_repair_with(col("x"), alias).alias("b"),
+                ])
+                .unwrap();
+            let out = df.collect().await.unwrap();
+            for column in out[0].columns() {
+                assert_eq!(
+                    repaired_as_strings(column),
+                    want,
+                    "{name} on {}",
+                    input.data_type()
+                );
+            }
+        }
+        let df = ctx
+            .read_batch(batch.clone())
+            .unwrap()
+            .select(vec![utf8_decode_jvm(col("x"))])
+            .unwrap();
+        let out = df.collect().await.unwrap();
+        let want: Vec<Option<String>> = rows
+            .iter()
+            .map(|r| r.map(|b| utf8guard::repair(b, Replacement::Jvm).into_owned()))
+            .collect();
+        assert_eq!(repaired_as_strings(out[0].column(0)), want);
+        assert_eq!(want[7].as_deref(), Some("\u{FFFD} surrogate"));
+    }
+
+    let ctx = SessionContext::new();
+    utf8guard_datafusion::register(&ctx);
+    let batches = ctx
+        .sql("SELECT utf8_repair(X'636166E9', 'windows-1252'), utf8_repair(X'EDA080', 'jvm'), \
+              utf8_repair(X'EDA080'), utf8_decode_jvm(X'EDA080'), utf8_repair(X'61FF', 'backslash')")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let row = &batches[0];
+    let text = |i: usize| row.column(i).as_string::<i32>().value(0).to_string();
+    assert_eq!(
+        (0..5).map(text).collect::<Vec<_>>(),
+        [
+            "café",
+            "\u{FFFD}",
+            "\u{FFFD}\u{FFFD}\u{FFFD}",
+            "\u{FFFD}",
+            "a\\xff"
+        ]
+    );
+}
+
+/// A policy that names none, the escape (whose output is not a string), a
+/// null or a column is an error that says so.
+#[tokio::test]
+async fn a_policy_that_is_not_one_is_an_error() {
+    let ctx = SessionContext::new();
+    utf8guard_datafusion::register(&ctx);
+    let error = |sql: &'static str| {
+        let ctx = ctx.clone();
+        async move {
+            match ctx.sql(sql).await {
+                Ok(df) => df.collect().await.unwrap_err().to_string(),
+                Err(e) => e.to_string(),
+            }
+        }
+    };
+    let unknown = error("SELECT utf8_repair(X'61', 'replace')").await;
+    assert!(
+        unknown.contains("unknown repair policy 'replace'; known: maximal-subpart, jvm, per-byte, windows-1252, latin-1, backslash, drop"),
+        "{unknown}"
+    );
+    let escape = error("SELECT utf8_repair(X'61', 'surrogateescape')").await;
+    assert!(
+        escape.contains("the escape policy writes WTF-8"),
+        "{escape}"
+    );
+    let null = error("SELECT utf8_repair(X'61', CAST(NULL AS VARCHAR))").await;
+    assert!(null.contains("the policy is null"), "{null}");
+    let column = error("SELECT utf8_repair(X'61', p) FROM (VALUES ('jvm')) AS t(p)").await;
+    assert!(column.contains("must be a constant string"), "{column}");
 }
