@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 
 use utf8guard::{Dialect, ErrorKind, Kernel};
 
+pub use crate::answer::hex;
+use crate::answer::{Answer, Context, Found, Inspected, Truth};
 use crate::rng::Rng;
-use crate::subject::{registry_in, Answer, Context, Found, Inspected, Subject, Truth};
+use crate::subject::{registry_in, Subject};
 
 /// Where an input came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -123,18 +125,6 @@ fn fingerprint(input: &[u8]) -> u64 {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
     }
     h
-}
-
-/// Hex bytes separated by spaces.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        s.push_str(&format!("{b:02X}"));
-    }
-    s
 }
 
 impl fmt::Display for Mismatch {

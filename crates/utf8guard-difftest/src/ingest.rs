@@ -17,9 +17,8 @@
 use std::fmt::{self, Write as _};
 use std::io::{self, BufRead, BufReader, Read};
 
-use crate::harness::hex;
+use crate::answer::{hex, Answer, Context, Found};
 use crate::rng::Rng;
-use crate::subject::{Answer, Context, Found};
 
 /// A nominal chunk length for `par::check_split` and `par::validate_split`
 /// on an input of `len` bytes: always at least 4 (the smallest the split

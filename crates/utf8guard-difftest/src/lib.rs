@@ -55,6 +55,7 @@
 //!
 //! [`Kernel::ALL`]: utf8guard::Kernel::ALL
 
+pub mod answer;
 pub mod corpus;
 pub mod encode;
 pub mod exhaustive;
@@ -68,6 +69,7 @@ pub mod runner;
 pub mod seeds;
 pub mod subject;
 
+pub use answer::{Answer, Context, Found, Inspected, Truth};
 pub use generate::Script;
 pub use harness::{
     automaton, dialect_oracle, hex, kind_of, oracle, shrink, Category, Count, Harness, Mismatch,
@@ -75,4 +77,4 @@ pub use harness::{
 pub use mutate::{Foreign, Malformation, Mutation, Piece};
 pub use rng::Rng;
 pub use runner::Runner;
-pub use subject::{Answer, Context, Found, Inspected, Subject, Truth};
+pub use subject::Subject;
