@@ -154,25 +154,6 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// The engine's name for a fault of the reference DFA (the engine keeps
-/// its own conversion private).
-pub fn kind_of(fault: utf8guard_dfa::Fault) -> ErrorKind {
-    use utf8guard_dfa::Fault;
-    match fault {
-        Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
-        Fault::InvalidByte => ErrorKind::InvalidByte,
-        Fault::Overlong => ErrorKind::Overlong,
-        Fault::Surrogate => ErrorKind::Surrogate,
-        Fault::TooLarge => ErrorKind::TooLarge,
-        Fault::TooShort => ErrorKind::TooShort,
-        Fault::Incomplete => ErrorKind::Incomplete,
-        Fault::Nul => ErrorKind::Nul,
-        Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
-        Fault::SurrogatePair => ErrorKind::SurrogatePair,
-        Fault::FourByteForm => ErrorKind::FourByteForm,
-    }
-}
-
 /// The truth for one input in `dialect`: for strict UTF-8 [`oracle`]'s,
 /// for the others the dialect's automaton's (its error, and on the way the
 /// magic number and first reserved run). `Err` if the two oracles of
@@ -196,7 +177,7 @@ pub fn dialect_oracle(dialect: Dialect, input: &[u8]) -> Result<Truth, (Answer, 
         result: scan.result.map_err(|e| Found {
             valid_up_to: e.valid_up_to,
             error_len: e.error_len,
-            kind: Some(kind_of(e.fault)),
+            kind: Some(ErrorKind::from(e.fault)),
         }),
         inspected: Inspected {
             magic_number: scan.magic,
@@ -222,7 +203,7 @@ pub fn oracle(input: &[u8]) -> Result<Result<(), Found>, (Answer, Answer)> {
     let dfa = utf8guard_dfa::validate(input).map_err(|e| Found {
         valid_up_to: e.valid_up_to,
         error_len: e.error_len,
-        kind: Some(kind_of(e.fault)),
+        kind: Some(ErrorKind::from(e.fault)),
     });
     let std = core::str::from_utf8(input).map(|_| ()).map_err(|e| Found {
         valid_up_to: e.valid_up_to(),

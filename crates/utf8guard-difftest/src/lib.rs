@@ -72,7 +72,7 @@ pub mod subject;
 pub use answer::{Answer, Context, Found, Inspected, Truth};
 pub use generate::Script;
 pub use harness::{
-    automaton, dialect_oracle, hex, kind_of, oracle, shrink, Category, Count, Harness, Mismatch,
+    automaton, dialect_oracle, hex, oracle, shrink, Category, Count, Harness, Mismatch,
 };
 pub use mutate::{Foreign, Malformation, Mutation, Piece};
 pub use rng::Rng;

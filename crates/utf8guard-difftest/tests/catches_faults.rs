@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use utf8guard::{Dialect, ErrorKind};
 use utf8guard_difftest::{
-    automaton, kind_of, Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject,
+    automaton, Answer, Category, Found, Harness, Mismatch, Runner, Script, Subject,
 };
 
 /// Run the input makers until one catches the broken subject.
@@ -32,7 +32,7 @@ fn dfa_found(bytes: &[u8]) -> Result<(), Found> {
     utf8guard_dfa::validate(bytes).map_err(|e| Found {
         valid_up_to: e.valid_up_to,
         error_len: e.error_len,
-        kind: Some(kind_of(e.fault)),
+        kind: Some(ErrorKind::from(e.fault)),
     })
 }
 
@@ -148,7 +148,7 @@ fn dialect_found(dialect: Dialect, bytes: &[u8]) -> Result<(), Found> {
     automaton(dialect).validate(bytes).map_err(|e| Found {
         valid_up_to: e.valid_up_to,
         error_len: e.error_len,
-        kind: Some(kind_of(e.fault)),
+        kind: Some(ErrorKind::from(e.fault)),
     })
 }
 

@@ -94,10 +94,12 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-impl ErrorKind {
-    /// The kind of a fault found by the reference DFA. Crate-private: the
-    /// DFA's types are not part of the API.
-    pub(crate) fn from_fault(fault: utf8guard_dfa::Fault) -> Self {
+/// The kind of a fault found by the reference automaton
+/// ([`utf8guard_dfa`], the oracle the kernels are tested against): the one
+/// place the two lists meet. Exhaustive, so a new fault fails to compile
+/// here rather than being misreported.
+impl From<utf8guard_dfa::Fault> for ErrorKind {
+    fn from(fault: utf8guard_dfa::Fault) -> Self {
         use utf8guard_dfa::Fault;
         match fault {
             Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
@@ -154,7 +156,7 @@ impl Utf8Error {
         Utf8Error {
             valid_up_to: start + invalid.valid_up_to,
             error_len: invalid.error_len.unwrap_or(0) as u8,
-            kind: ErrorKind::from_fault(invalid.fault),
+            kind: ErrorKind::from(invalid.fault),
         }
     }
 

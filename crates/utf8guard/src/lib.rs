@@ -79,12 +79,3 @@ pub use validate::{active_kernel, from_utf8, from_utf8_mut, set_kernel, validate
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
-
-/// The reference DFA's types stay out of the API: no conversion from its
-/// `Fault` to [`ErrorKind`] is public.
-///
-/// ```compile_fail
-/// let kind: utf8guard::ErrorKind = utf8guard_dfa::Fault::Overlong.into();
-/// ```
-#[cfg(doctest)]
-pub struct NoFaultConversion;

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use utf8guard::{Dialect, ErrorKind, Kernel};
-use utf8guard_dfa::{Automaton, Fault};
+use utf8guard_dfa::Automaton;
 
 /// The code points where the dialects' encodings change: each length's
 /// first and last, Corrected UTF-8's offsets and gaps, the surrogates, the
@@ -165,23 +165,6 @@ pub fn automaton(dialect: Dialect) -> &'static Automaton {
         .copied()
         .find(|a| a.grammar().name == dialect.name())
         .expect("an automaton per dialect")
-}
-
-/// The error kind the API reports for the automaton's fault.
-pub fn kind(fault: Fault) -> ErrorKind {
-    match fault {
-        Fault::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
-        Fault::InvalidByte => ErrorKind::InvalidByte,
-        Fault::Overlong => ErrorKind::Overlong,
-        Fault::Surrogate => ErrorKind::Surrogate,
-        Fault::TooLarge => ErrorKind::TooLarge,
-        Fault::TooShort => ErrorKind::TooShort,
-        Fault::Incomplete => ErrorKind::Incomplete,
-        Fault::Nul => ErrorKind::Nul,
-        Fault::LoneSurrogate => ErrorKind::LoneSurrogate,
-        Fault::SurrogatePair => ErrorKind::SurrogatePair,
-        Fault::FourByteForm => ErrorKind::FourByteForm,
-    }
 }
 
 /// A code point for text in a dialect whose highest is `max`: ASCII with

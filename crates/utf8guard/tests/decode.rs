@@ -9,7 +9,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{automaton, kind};
+use common::automaton;
 use proptest::prelude::*;
 use utf8guard::{Decoded, Dialect, EncodeError, ErrorKind};
 use utf8guard_dfa::{Automaton, Fault, Invalid, State};
@@ -17,7 +17,11 @@ use utf8guard_dfa::{Automaton, Fault, Invalid, State};
 type Error = (usize, Option<usize>, ErrorKind);
 
 fn error_of(invalid: Invalid) -> Error {
-    (invalid.valid_up_to, invalid.error_len, kind(invalid.fault))
+    (
+        invalid.valid_up_to,
+        invalid.error_len,
+        ErrorKind::from(invalid.fault),
+    )
 }
 
 /// The automaton's first error from `from`, started between sequences.

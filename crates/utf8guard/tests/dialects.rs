@@ -10,7 +10,7 @@
 #[macro_use]
 mod common;
 
-use common::{automaton, kind};
+use common::automaton;
 use proptest::prelude::*;
 use utf8guard::{Dialect, ErrorKind, Kernel, StreamValidator};
 
@@ -23,7 +23,7 @@ struct Checked(Outcome);
 fn expected(dialect: Dialect, bytes: &[u8]) -> Outcome {
     automaton(dialect)
         .validate(bytes)
-        .map_err(|e| (e.valid_up_to, e.error_len, kind(e.fault)))
+        .map_err(|e| (e.valid_up_to, e.error_len, ErrorKind::from(e.fault)))
 }
 
 /// Every kernel's `check_dialect` against the automaton (the cheap form,

@@ -51,7 +51,7 @@ mod common;
 
 use std::fmt;
 
-use common::{automaton, kind};
+use common::automaton;
 use utf8guard::{Dialect, ErrorKind, Kernel, Policy, Status, StreamValidator, Transcoder};
 
 /// The longest input: past `lookup::ASCII_SCAN_MAX` (1 KiB) by more than
@@ -179,7 +179,7 @@ fn outcome<T>(result: Result<T, utf8guard::Utf8Error>) -> Outcome {
 fn expected(dialect: Dialect, bytes: &[u8]) -> Outcome {
     automaton(dialect)
         .validate(bytes)
-        .map_err(|e| (e.valid_up_to, e.error_len, kind(e.fault)))
+        .map_err(|e| (e.valid_up_to, e.error_len, ErrorKind::from(e.fault)))
 }
 
 /// `len` bytes of text: `unit` repeated, after as many ASCII bytes as make
@@ -327,7 +327,7 @@ impl fmt::Display for At<'_> {
 fn expected_strict(bytes: &[u8]) -> Outcome {
     core::str::from_utf8(bytes).map(drop).map_err(|e| {
         let fault = utf8guard_dfa::validate(bytes).expect_err("the DFA agrees with core");
-        (e.valid_up_to(), e.error_len(), kind(fault.fault))
+        (e.valid_up_to(), e.error_len(), ErrorKind::from(fault.fault))
     })
 }
 
