@@ -16,41 +16,15 @@ use std::path::Path;
 
 use utf8guard::Dialect;
 
-use crate::check::{self, ScanOptions};
+use crate::check;
 use crate::family::MAGIC;
+use crate::hex::hex;
+use crate::io_error::io_message;
 use crate::progress::Progress;
 use crate::report::Outcome;
+use crate::scan::ScanOptions;
 use crate::sniff::{self, Nature};
 use crate::walk::Input;
-
-/// What `check --encoding` was given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// A member of the UTF-8 family.
-    Named(Dialect),
-    /// Chosen per input by its first bytes.
-    Auto,
-}
-
-impl Encoding {
-    /// The dialect named, if one was.
-    pub fn named(self) -> Option<Dialect> {
-        match self {
-            Encoding::Named(d) => Some(d),
-            Encoding::Auto => None,
-        }
-    }
-}
-
-/// Parses `check --encoding`: `auto`, or a name of the family.
-pub fn parse(name: &str) -> Result<Encoding, String> {
-    if name.eq_ignore_ascii_case("auto") {
-        return Ok(Encoding::Auto);
-    }
-    crate::cli::parse_encoding(name)
-        .map(Encoding::Named)
-        .map_err(|e| format!("{e}, auto"))
-}
 
 /// The UTF-8 byte order mark.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -88,7 +62,7 @@ fn choose(head: &[u8]) -> Choice {
         // Not UTF-8, rather than an input that cannot be read.
         let note = format!(
             "{encoding} text by its byte order mark ({}), not UTF-8{convert}",
-            crate::report::hex(bom)
+            hex(bom)
         );
         return Choice(Dialect::Utf8, Some(note));
     }
@@ -109,7 +83,7 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         Input::File { path, .. } | Input::Stream { path } => (path.as_path(), Outcome::named(path)),
         Input::Failed { path, reason } => return Outcome::failed(path, reason.clone()),
     };
-    let failed = |e: io::Error| Outcome::failed(path, crate::io_message(&e));
+    let failed = |e: io::Error| Outcome::failed(path, io_message(&e));
     let choose_for = |head: &[u8]| {
         let Choice(dialect, note) = choose(head);
         (ScanOptions { dialect, ..*opts }, note)
@@ -193,14 +167,5 @@ mod tests {
                 Some("UTF-32BE text by its byte order mark (00 00 FE FF), not UTF-8".into())
             )
         );
-    }
-
-    #[test]
-    fn auto_or_a_name() {
-        assert_eq!(parse("AUTO"), Ok(Encoding::Auto));
-        assert_eq!(parse("cesu8"), Ok(Encoding::Named(Dialect::Cesu8)));
-        assert!(parse("latin-1")
-            .unwrap_err()
-            .ends_with("corrected-utf-8, auto"));
     }
 }

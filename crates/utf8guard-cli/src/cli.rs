@@ -1,171 +1,16 @@
-//! The command line: subcommands, options and their help.
+//! The command line: the command and its subcommands, each with the
+//! options and help texts of [`crate::args`].
 
-use std::path::PathBuf;
+use clap::{Parser, Subcommand};
 
-use clap::{Args, Parser, Subcommand};
-use utf8guard::Dialect;
+use crate::args::check::{self, CheckArgs};
+use crate::args::convert::{self, ConvertArgs};
+use crate::args::info;
+use crate::args::lint::{self, LintArgs};
+use crate::args::repair::{self, RepairArgs};
 
 const ABOUT: &str = "Check that files, directories and streams are valid UTF-8, \
                      and say exactly where and why they are not";
-
-// The help texts are wrapped by hand: clap prints them as they are.
-const LONG_ABOUT: &str = "\
-Check that files, directories and streams are valid UTF-8 (RFC 3629: no
-overlong forms, no surrogates, nothing above U+10FFFF, no truncated or stray
-bytes), and say exactly where and why they are not.
-
-Without a subcommand, utf8guard runs `check`. Valid inputs print nothing. For
-each invalid input it prints, per error: the path, line and column, byte
-offset and kind of error; the cause in words; a hint when the bytes look like
-a common mix-up (Latin-1 or Windows-1252 text, another script's 8-bit code
-page, CESU-8, modified UTF-8's C0 80, overlong forms, RFC 2279's 5- and
-6-byte forms), or, once, which other encodings of the UTF-8 family accept
-the whole input (see --encoding), or what the input is when its first
-bytes tell (UTF-16 or UTF-32 text by its byte order mark or zero bytes,
-binary data by a magic number such as gzip's, zstd's, xz's, zip's, PDF's,
-PNG's or ELF's, or by zero bytes and control characters); and
-the 16 bytes around the error in hex, after the byte offset (in decimal) of
-the first one, with a marker under the invalid bytes. --encoding checks
-another member of the UTF-8 family instead (CESU-8, Java's modified UTF-8,
-WTF-8, ...). From corpora/demo/invalid in the sources:
-
-  $ utf8guard customers-latin1.csv
-  customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
-    E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
-    hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8
-          10  74 79 0A 31 2C 4A 6F 73 E9 20 4D FC 6C 6C 65 72  |ty.1,Jos. M.ller|
-                                      ^^                                ^
-  customers-latin1.csv: more errors follow (--all or --max-errors N shows them)";
-
-const CHECK_AFTER: &str = "\
-Exit status:
-  0  every input is valid UTF-8 (in the --encoding given)
-  1  some input is not valid UTF-8 (in the --encoding given), and every
-     input could be read
-  2  a usage error, or some input could not be read (the other inputs are
-     still checked and reported), or the report could not be written
-
-Inputs:
-  - `-`, or no PATH at all, reads standard input, named `-` in reports. It
-    is streamed in chunks, in constant memory. Empty standard input is
-    valid.
-    A regular file of 1 MiB or more redirected to it (`< FILE`) is mapped
-    like a named file, from its current offset, and left at its end.
-  - A directory is walked recursively, entries in byte order of their names,
-    hidden ones included. Inside directories only regular files are checked:
-    FIFOs, sockets and devices are skipped (--stats counts them), and so are
-    symbolic links unless --follow is given. Paths named on the command line
-    are always followed.
-  - A FIFO or a character device named on the command line is read as a
-    stream (opening a FIFO waits for a writer).
-  - A stream (standard input, a FIFO, a device) is read until its end, or
-    until the errors to report are found: the first one, or as many as
-    --all or --max-errors asks for. What follows is not read (a stream may
-    never end, as /dev/urandom does), but for the rest of the last read and
-    one read more if it does not wait: when these hold another error or the
-    stream's end, the report says whether more errors follow; otherwise it
-    is not known, and the report says they may. A program writing into the
-    pipe then sees it closed, as with `head`. A stream without errors is
-    read to its end, however long that takes.
-  - A missing path, a file or directory without read permission, a socket,
-    a read error: one line on stderr, `utf8guard: PATH: REASON`, status 2.
-    With --json the line is a JSON object with status \"error\" instead.
-  - An empty file is valid.
-  - Files of 1 MiB and more are memory-mapped. One that another process
-    truncates while it is checked (as logrotate's copytruncate does) is
-    reported as an input that could not be read, \"the file changed while
-    it was read\", status 2, and the other inputs are checked as usual; one
-    that is rewritten in place is reported on the bytes as read.
-  - A file named like a subcommand (check, repair, convert, lint, info,
-    help) is written `./info`, or given after `check`.
-
-Output closed early: when the reader of standard output goes away (as
-`head` does once it has its lines), utf8guard stops at once, silently, with
-status 2, since the remaining inputs were not checked.
-
-Positions: byte offsets count from 0; lines and columns from 1. A line ends
-at each LF byte. A column counts characters, and an invalid sequence counts
-as one, like the U+FFFD that `utf8guard repair` puts in its place. An
-invalid sequence is a maximal subpart in Unicode's sense (1 to 3 bytes): with
---all, the errors reported are the sequences `repair` replaces, and the first
-one is where std::str::from_utf8 and isutf8 stop.
-With --encoding, the same rules in that encoding: the first error is where
-its longest well-formed prefix ends, an invalid sequence is its maximal
-subpart (up to 5 bytes: a broken CESU-8 surrogate pair, a 5- or 6-byte
-sequence cut short), each next error is the first one of a fresh check of
-what follows the last (where Corrected UTF-8's magic number does not count:
-it is well formed at offset 0 only), and a column counts the encoding's
-sequences as written (a CESU-8 surrogate pair counts as 2, a reserved FE/FF
-run of Corrected UTF-8 as 1). The first error of an input gets one more
-hint: which other encodings accept the whole input, from the most specific
-(for a stream, only when it ends within its first 1 MiB; Corrected UTF-8
-only when the input starts with its magic number or has a sequence of its
-own other than a reserved FE/FF run, since FE and FF are more often
-Latin-1's þ and ÿ), or that it starts with Corrected UTF-8's magic number.
-
-JSON (--json): JSON Lines, one object per input, each on its own line (the
-output is not one JSON document: `jq -s .` makes it an array), in the order
-the inputs are given (directory entries in byte order of their names), e.g.
-  {\"path\":\"a.txt\",\"path_exact\":true,\"status\":\"invalid\",\"bytes\":14,
-   \"errors\":[{\"offset\":3,\"line\":1,\"column\":4,\"length\":1,
-     \"kind\":\"too_short\",\"description\":\"multi-byte sequence cut short\",
-     \"explanation\":\"C3 starts a 2-byte sequence, but the next byte, ...\",
-     \"hint\":null,\"bytes\":\"C3\",\"context_offset\":0,
-     \"context\":\"61 62 63 C3 28 ...\"}],
-   \"more_errors\":false,\"error\":null}
-  path          the path as given or found; \"-\" for standard input
-  path_exact    false when the path is not valid Unicode: `path` is then a
-                copy with U+FFFD in place of what is not
-  path_bytes    only when path_exact is false: the path's bytes in hex,
-                e.g. \"63 61 66 E9\", to have it exactly
-  encoding      the --encoding name, e.g. \"cesu-8\" (with auto, the one
-                chosen for the input); only when --encoding is given
-  note          with --encoding auto, when the input starts with a byte
-                order mark: that it does (UTF-8), or what text it is
-                (UTF-16, UTF-32); absent otherwise
-  status        \"valid\", \"invalid\", or \"error\" (could not be read)
-  bytes         size of the input in bytes; for a stream whose reading
-                stopped at its last error reported, the bytes read; for
-                \"error\", the bytes read before the failure (often 0)
-  magic_number, reserved_run
-                with --encoding corrected-utf-8 only: whether the input
-                starts with the magic number EF B7 9D ED B2 AE 00 0A, and
-                the offset of its first reserved FE/FF run (in the part
-                checked: up to the last error reported when more follow or
-                may follow), or null
-  errors        the errors reported, in order; empty unless \"invalid\"
-    offset        byte offset of the invalid sequence; for the first error,
-                  the length of the valid prefix (std's valid_up_to)
-    line, column  1-based; the column counts characters
-    length        bytes in the invalid sequence (1 to 3; up to 5 with
-                  --encoding); null when the input ends inside a multi-byte
-                  sequence
-    kind          unexpected_continuation, invalid_byte, overlong,
-                  surrogate, too_large, too_short or incomplete; with
-                  --encoding also nul (a 00 byte), lone_surrogate (CESU-8),
-                  surrogate_pair (WTF-8) or four_byte_form (CESU-8,
-                  modified UTF-8)
-    description   the kind in words
-    explanation   the cause, naming the bytes involved
-    hint          a likely mix-up (see above); on the first error of an
-                  input that its first bytes show to be UTF-16 or binary,
-                  what it is (and null on the others); on the first error,
-                  after \"; \", the other encodings that accept the whole
-                  input; or null
-    bytes         the invalid bytes in hex, e.g. \"E2 82\"
-    context_offset, context
-                  offset and hex of up to 16 bytes around the error (up to
-                  8 before it)
-  more_errors   true when more errors follow the last one reported (past
-                the first without --all, past N with --max-errors N);
-                null when reading a stream stopped there (more may follow)
-  error         why the input could not be read (status \"error\"), or null
-
-Environment: UTF8GUARD_KERNEL=NAME forces a kernel, as --kernel does.";
-
-/// The errors `--all` reports per input, at most: a report holds its
-/// errors in memory (about 80 bytes each) until the input is done.
-pub const ALL_LIMIT: usize = 1_000_000;
 
 /// The `utf8guard` command.
 #[derive(Debug, Parser)]
@@ -173,8 +18,8 @@ pub const ALL_LIMIT: usize = 1_000_000;
     name = "utf8guard",
     version,
     about = ABOUT,
-    long_about = LONG_ABOUT,
-    after_long_help = CHECK_AFTER,
+    long_about = check::ABOUT,
+    after_long_help = check::AFTER,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -189,328 +34,27 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check files, directories and standard input (the default)
-    #[command(long_about = LONG_ABOUT, after_long_help = CHECK_AFTER)]
+    #[command(long_about = check::ABOUT, after_long_help = check::AFTER)]
     Check(CheckArgs),
     /// Write a copy of the input with every invalid sequence replaced by U+FFFD
-    #[command(long_about = REPAIR_ABOUT, after_long_help = REPAIR_AFTER)]
+    #[command(long_about = repair::ABOUT, after_long_help = repair::AFTER)]
     Repair(RepairArgs),
     /// Convert between members of the UTF-8 family, and UTF-16
-    #[command(long_about = crate::convert::ABOUT, after_long_help = crate::convert::AFTER)]
-    Convert(crate::convert::ConvertArgs),
+    #[command(long_about = convert::ABOUT, after_long_help = convert::AFTER)]
+    Convert(ConvertArgs),
     /// Check Corrected UTF-8 documents against the rules of its specification
-    #[command(long_about = crate::lint::ABOUT, after_long_help = crate::lint::AFTER)]
-    Lint(crate::lint::LintArgs),
+    #[command(long_about = lint::ABOUT, after_long_help = lint::AFTER)]
+    Lint(LintArgs),
     /// Show the version, the CPU features found, the kernels and which one runs
-    #[command(long_about = INFO_ABOUT)]
+    #[command(long_about = info::ABOUT)]
     Info,
-}
-
-/// Options of `check`.
-#[derive(Debug, Default, Args)]
-pub struct CheckArgs {
-    /// Files and directories to check; `-`, or none, reads standard input
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-
-    /// Report every error in each input, not only the first
-    ///
-    /// Up to 1000000 per input, which bounds the memory a report takes; a
-    /// last line (`more_errors` in JSON) says when more follow.
-    #[arg(short, long, verbatim_doc_comment)]
-    pub all: bool,
-
-    /// Report at most N errors per input (implies --all)
-    ///
-    /// N is 1 to 1000000. A last line (`more_errors` in JSON) says when
-    /// more follow.
-    #[arg(
-        short,
-        long,
-        value_name = "N",
-        value_parser = clap::value_parser!(u64).range(1..=ALL_LIMIT as u64),
-        verbatim_doc_comment
-    )]
-    pub max_errors: Option<u64>,
-
-    /// Print JSON Lines: one JSON object per input and per line (schema:
-    /// see --help)
-    ///
-    /// One line per input on standard output, valid inputs included, and
-    /// unreadable ones too (with status "error", instead of a line on
-    /// stderr). The output as a whole is JSON Lines (jsonlines.org), not
-    /// one JSON document: `jq` reads it as it is, `jq -s .` makes an array
-    /// of it.
-    #[arg(long, conflicts_with_all = ["list", "invert"], verbatim_doc_comment)]
-    pub json: bool,
-
-    /// Print nothing on standard output: the exit status tells
-    ///
-    /// Inputs that cannot be read are still named on stderr, and --stats
-    /// still prints its statistics there.
-    #[arg(
-        short,
-        long,
-        conflicts_with_all = ["json", "list", "invert", "all", "max_errors"],
-        verbatim_doc_comment
-    )]
-    pub quiet: bool,
-
-    /// Print only the paths of invalid inputs, one per line
-    ///
-    /// Standard input is listed as `-`. Paths are printed as their bytes
-    /// (as `ls` and `grep -l` print them), whether or not they are UTF-8;
-    /// on a terminal, control characters and bytes that are not UTF-8 are
-    /// shown as `?`, as `ls` shows them.
-    #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
-    pub list: bool,
-
-    /// Print only the paths of valid inputs instead (implies --list)
-    ///
-    /// The exit status keeps its meaning: 1 if some input is invalid.
-    #[arg(short, long, conflicts_with_all = ["all", "max_errors"], verbatim_doc_comment)]
-    pub invert: bool,
-
-    /// End each path of the list with a NUL byte, not a newline (implies
-    /// --list)
-    ///
-    /// For `xargs -0` and other readers of NUL-separated names: a file name
-    /// may hold a newline. Paths are printed as their bytes, whether or not
-    /// they are UTF-8, in the list as in the text report.
-    #[arg(
-        short = '0',
-        long,
-        conflicts_with_all = ["all", "max_errors", "json", "quiet"],
-        verbatim_doc_comment
-    )]
-    pub null: bool,
-
-    /// Check N inputs at a time; split large files across N threads
-    ///
-    /// Reports still come in the order of the inputs. A file of 1 MiB or
-    /// more is validated in parts on the N threads, unless N is 1, and a
-    /// report of thousands of errors (--all, text or --json) is written on
-    /// them too. N is 1 to 1024, but no more threads are started than
-    /// there are logical CPUs: more would only slow the work.
-    /// [default: the number of logical CPUs]
-    #[arg(
-        short,
-        long,
-        value_name = "N",
-        value_parser = clap::value_parser!(u64).range(1..=1024),
-        verbatim_doc_comment
-    )]
-    pub jobs: Option<u64>,
-
-    /// Validate with this kernel (see `utf8guard info`)
-    ///
-    /// One of the kernels `utf8guard info` lists as available: scalar, and
-    /// the vector kernels this CPU supports. Overrides UTF8GUARD_KERNEL.
-    /// All kernels give the same answers.
-    /// [default: the fastest available]
-    #[arg(long, value_name = "NAME", verbatim_doc_comment)]
-    pub kernel: Option<String>,
-
-    /// Check another member of the UTF-8 family [default: utf-8]
-    ///
-    /// See --help for the names.
-    #[arg(
-        short,
-        long,
-        value_name = "NAME",
-        value_parser = crate::auto::parse,
-        long_help = encoding_help()
-    )]
-    pub encoding: Option<crate::auto::Encoding>,
-
-    /// Print statistics on stderr at the end
-    ///
-    /// Inputs checked (valid, invalid, unreadable, skipped), bytes,
-    /// characters by encoded length (in the well-formed parts scanned; with
-    /// --encoding, sequences, and 5- and 6-byte ones and reserved runs where
-    /// the encoding has them), time and throughput, kernel and jobs.
-    #[arg(long, verbatim_doc_comment)]
-    pub stats: bool,
-
-    /// Follow symbolic links found inside directories
-    ///
-    /// Links named on the command line are always followed. With --follow,
-    /// a link that makes a loop, or leads nowhere, is reported as an error.
-    #[arg(short = 'L', long, verbatim_doc_comment)]
-    pub follow: bool,
-
-    /// Never show the progress bar
-    ///
-    /// Otherwise it is shown on stderr when stderr is a terminal, the work
-    /// takes more than half a second, and neither --json nor --quiet is
-    /// given.
-    #[arg(long, verbatim_doc_comment)]
-    pub no_progress: bool,
-}
-
-const REPAIR_ABOUT: &str = "\
-Write a copy of the input with every invalid sequence replaced: by default
-with U+FFFD, one per maximal subpart, exactly as Rust's
-String::from_utf8_lossy and the WHATWG Encoding Standard do; --replacement
-chooses another policy. Valid input is copied unchanged.
-
-The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link, or standard input redirected from it, included),
-is refused before anything is written; so is a read-only OUT, unless
---force is given. Large files are memory-mapped and standard input is read
-in chunks; either way the output is made in constant memory.
-
-A file OUT is written under a temporary name in its directory and renamed
-to OUT only once the whole input is repaired, so OUT is never a half file:
-after an error the temporary file is removed and an existing OUT is left
-as it was. (A run killed by a signal may leave the temporary file,
-.OUT.utf8guard-PID.tmp, beside OUT.) An OUT that exists and is not a
-regular file (a device such as /dev/null, a FIFO) is written directly, as
-standard output is, as the repair goes.";
-
-const REPAIR_AFTER: &str = "\
-Exit status:
-  0  the input was valid UTF-8: the output is a copy of it
-  1  the input had invalid sequences, now replaced
-  2  a usage error, an input that cannot be read (or that was truncated
-     while it was read), an output that cannot be written, or OUT is the
-     input
-
-Output closed early: when the reader of standard output goes away (as
-`head` does once it has what it wanted), utf8guard stops at once, silently,
-with status 2, since the rest was not repaired.";
-
-const INFO_ABOUT: &str = "\
-Show the version, the CPU features that matter to the kernels, each kernel
-compiled for this target with whether this CPU can run it, and the kernel in
-use: the fastest available, or the one UTF8GUARD_KERNEL names.
-
-Exit status: 0, or 2 when UTF8GUARD_KERNEL names an unknown kernel or one
-this CPU cannot run, or when the report cannot be written.";
-
-/// Options of `repair`.
-#[derive(Debug, Args)]
-pub struct RepairArgs {
-    /// The file to repair; `-`, or none, reads standard input
-    #[arg(value_name = "IN")]
-    pub input: Option<PathBuf>,
-
-    /// Where to write the repaired text [default: standard output]
-    ///
-    /// `-` is standard output. An existing file is replaced (once the
-    /// repair is complete), unless it is the input or read-only.
-    #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
-    pub output: Option<PathBuf>,
-
-    /// Replace OUT even if it is read-only (as `cp --force` does)
-    #[arg(long)]
-    pub force: bool,
-
-    /// What replaces each invalid sequence [default: maximal-subpart]
-    ///
-    /// maximal-subpart (std, whatwg)  one U+FFFD per maximal subpart
-    /// jvm (java)                     as the JDK's new String(bytes, UTF_8):
-    ///                                one U+FFFD for a surrogate's 3 bytes
-    /// per-byte (go)                  one U+FFFD per byte
-    /// windows-1252 (cp1252)          each byte read as Windows-1252
-    ///                                (WHATWG's index): for files mixing
-    ///                                UTF-8 and Windows-1252 lines
-    /// latin-1 (iso-8859-1)           each byte read as Latin-1
-    /// backslash                      \xNN for each byte (CPython's
-    ///                                backslashreplace)
-    /// drop (ignore)                  removed
-    /// escape (surrogateescape)       each byte b as the lone surrogate
-    ///                                U+DC00+b, written as WTF-8 (PEP 383):
-    ///                                nothing is lost, but the output is
-    ///                                WTF-8, not UTF-8
-    #[arg(
-        short,
-        long,
-        value_name = "NAME",
-        value_parser = parse_replacement,
-        default_value = "maximal-subpart",
-        hide_default_value = true,
-        verbatim_doc_comment
-    )]
-    pub replacement: RepairPolicy,
-
-    /// Print on stderr, at the end, how many invalid sequences were
-    /// replaced and where the first was, the bytes read and the time
-    #[arg(long)]
-    pub stats: bool,
-
-    /// Only utf-8: repair reads and writes strict UTF-8
-    ///
-    /// `check --encoding NAME` checks the other members of the UTF-8
-    /// family; repair names them only to refuse them (status 2).
-    #[arg(short, long, value_name = "NAME", value_parser = parse_encoding, verbatim_doc_comment)]
-    pub encoding: Option<Dialect>,
-}
-
-/// What `repair` writes for each invalid sequence.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RepairPolicy {
-    /// A policy whose output is UTF-8.
-    Text(utf8guard::Replacement),
-    /// The surrogate escape, whose output is WTF-8.
-    Escape,
-}
-
-/// Parses `--replacement`: a policy's name or alias, or `escape`
-/// (`surrogateescape`).
-pub fn parse_replacement(name: &str) -> Result<RepairPolicy, String> {
-    if matches!(name, "escape" | "surrogateescape") {
-        return Ok(RepairPolicy::Escape);
-    }
-    name.parse()
-        .map(RepairPolicy::Text)
-        .map_err(|e: utf8guard::UnknownReplacement| format!("{e}, escape"))
-}
-
-/// Parses `--encoding`: a name of [`Dialect::ALL`] or an alias, in any case.
-pub fn parse_encoding(name: &str) -> Result<Dialect, String> {
-    Dialect::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-        format!("unknown encoding; known: {}", names.join(", "))
-    })
-}
-
-/// The long help of `--encoding`: each dialect's name and summary.
-fn encoding_help() -> String {
-    let mut help = "\
-Check another member of the UTF-8 family instead of strict UTF-8:
-"
-    .to_owned();
-    for d in Dialect::ALL {
-        help.push_str(&format!("  {:<16} {}\n", d.name(), d.summary()));
-    }
-    help.push_str(&format!(
-        "  {:<16} {}\n",
-        "auto",
-        "chosen per input: corrected-utf-8 when it starts with the magic
-                   number; else utf-8 (a UTF-8 byte order mark is noted: in
-                   JSON, `note`); UTF-16 or UTF-32 text with its byte order
-                   mark is checked as UTF-8, which it is not (status 1,
-                   listed by -l), with a note that says what it is"
-    ));
-    help.push_str(
-        "\
-Names are taken in any case, with aliases such as utf8, cesu8, java,
-modified-utf-8, wtf8, corrected. Reports name the encoding (\"invalid CESU-8
-at byte ...\"), and explain the errors it has of its own (a 00 byte, a lone
-surrogate, a surrogate pair where WTF-8 needs the 4-byte form, a 4-byte
-form in CESU-8). In Corrected UTF-8, a note (text) says that the input
-starts with the magic number and where its first reserved FE/FF run is (well
-formed), when it has them; in JSON, `magic_number` and `reserved_run`.
-`repair` works on UTF-8 only.
-[default: utf-8]",
-    );
-    help
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use std::path::PathBuf;
 
     #[test]
     fn the_definition_is_consistent() {

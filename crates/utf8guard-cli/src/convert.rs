@@ -4,116 +4,18 @@
 
 use std::fs::{self, File};
 use std::io::{self, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
 use utf8guard::{Cause, Dialect, EncodeError, Policy, TranscodeError, Transcoder};
 
+use crate::args::convert::{ConvertArgs, Format};
 use crate::family;
+use crate::io_error::io_message;
 use crate::output::Output;
+use crate::path_name::message_name;
 
 /// Bytes read at a time.
 const PIECE: usize = 64 << 10;
-
-pub const ABOUT: &str = "\
-Convert a file or standard input from one member of the UTF-8 family to
-another (CESU-8, Java's modified UTF-8, WTF-8, Corrected UTF-8, ... and
-UTF-16), streamed in constant memory.
-
-The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link, or standard input redirected from it, included),
-is refused before anything is written; so is a read-only OUT, unless
---force is given.
-A file OUT is written under a temporary name in its directory and renamed
-to OUT only once the whole input is converted, so OUT is never a half
-file: after an error (an input that cannot be converted, a read or write
-error) the temporary file is removed and an existing OUT is left as it was.
-(A run killed by a signal may leave the temporary file,
-.OUT.utf8guard-PID.tmp, beside OUT.) An OUT that exists and is not a
-regular file (a device such as /dev/null, a FIFO) is written directly.
-Standard output is written as the conversion goes: after an error it holds
-the conversion of what came before.";
-
-pub const AFTER: &str = "\
-Encodings (--from, --to): every name `check --encoding` takes (see its
---help), and utf-16le, utf-16be (also utf16le, utf16be), when the other side
-is utf-8 or wtf-8. From UTF-16, a lone surrogate becomes itself in WTF-8
-and an error (or U+FFFD with --replace) in UTF-8; an input of an odd number
-of bytes ends inside a code unit, an error (or U+FFFD). A byte order mark
-is converted like any other character (U+FEFF).
-
-Conversions: each character is decoded and written in the target form
-(CESU-8's and modified UTF-8's surrogate pairs become 4-byte forms and back,
-modified UTF-8's C0 80 becomes 00 and back, Corrected UTF-8's offsets are
-applied); text that needs no change is copied. What the target cannot hold
-is an error, or U+FFFD with --replace: a surrogate in UTF-8, CESU-8 or
-Corrected UTF-8, a code point above the target's highest, a C1 control
-(U+0080..U+009F) or U+0000 in Corrected UTF-8, a reserved FE/FF run in
-anything but Corrected UTF-8. Corrected UTF-8's magic number at the start
-of the input is not text: it is dropped, and written with --magic-number.
-
-Errors: without --replace, the first ill-formed sequence of the input, or
-character the target cannot hold, stops the conversion:
-  utf8guard: IN: invalid CESU-8 at byte 18: multi-byte sequence cut short
-  utf8guard: IN: cannot convert to UTF-8 at byte 4: surrogate code point,
-             which this encoding cannot hold
-(one line each). Byte offsets count from 0 in the input.
-
-Exit status:
-  0  the input was converted (with --replace, U+FFFD in place of what
-     could not be, and a line on stderr says how many and where the
-     first was:
-       utf8guard: IN: 2 sequences replaced with U+FFFD, the first at byte 7)
-  1  the input cannot be converted (no --replace): the error is on stderr,
-     and no OUT file is written
-  2  a usage error, an input that cannot be read, an output that cannot be
-     written, or OUT is the input";
-
-/// Options of `convert`.
-#[derive(Debug, Args)]
-pub struct ConvertArgs {
-    /// The encoding of the input (names: see --help)
-    #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
-    pub from: Format,
-
-    /// The encoding to write
-    #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
-    pub to: Format,
-
-    /// Write U+FFFD (in the target encoding) for each ill-formed sequence
-    /// and each character the target cannot hold, instead of stopping
-    #[arg(short, long)]
-    pub replace: bool,
-
-    /// Start the output with Corrected UTF-8's magic number (--to
-    /// corrected-utf-8 only)
-    #[arg(short = 'M', long)]
-    pub magic_number: bool,
-
-    /// The file to convert; `-`, or none, reads standard input
-    #[arg(value_name = "IN")]
-    pub input: Option<PathBuf>,
-
-    /// Where to write [default: standard output]
-    ///
-    /// `-` is standard output. An existing file is replaced (once the
-    /// conversion is complete), unless it is the input or read-only.
-    #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
-    pub output: Option<PathBuf>,
-
-    /// Replace OUT even if it is read-only (as `cp --force` does)
-    #[arg(long)]
-    pub force: bool,
-}
-
-/// An encoding `convert` reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A member of the UTF-8 family.
-    Family(Dialect),
-    /// UTF-16 in either byte order.
-    Utf16 { big_endian: bool },
-}
 
 impl Format {
     fn title(self) -> &'static str {
@@ -122,20 +24,6 @@ impl Format {
             Format::Utf16 { big_endian: false } => "UTF-16LE",
             Format::Utf16 { big_endian: true } => "UTF-16BE",
         }
-    }
-}
-
-fn parse_format(name: &str) -> Result<Format, String> {
-    match name.to_ascii_lowercase().as_str() {
-        "utf-16le" | "utf16le" => Ok(Format::Utf16 { big_endian: false }),
-        "utf-16be" | "utf16be" => Ok(Format::Utf16 { big_endian: true }),
-        _ => Dialect::from_name(name).map(Format::Family).ok_or_else(|| {
-            let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-            format!(
-                "unknown encoding; known: {}, utf-16le, utf-16be",
-                names.join(", ")
-            )
-        }),
     }
 }
 
@@ -174,7 +62,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
                 let what = if count == 1 { "sequence" } else { "sequences" };
                 eprintln!(
                     "utf8guard: {}: {count} {what} replaced with U+FFFD, the first at byte {first}",
-                    crate::report::message_name(input)
+                    message_name(input)
                 );
             }
             0
@@ -206,8 +94,8 @@ fn convert(
     converter: &mut Converter,
 ) -> Result<(), Outcome> {
     let stdin = input.as_os_str() == "-";
-    let in_name = crate::report::message_name(input);
-    let cannot_read = |e: io::Error| trouble(format!("{in_name}: {}", crate::io_message(&e)));
+    let in_name = message_name(input);
+    let cannot_read = |e: io::Error| trouble(format!("{in_name}: {}", io_message(&e)));
     let (reader, meta): (Box<dyn Read>, Option<fs::Metadata>) = if stdin {
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
@@ -232,7 +120,7 @@ fn convert(
     if let (Some(out), Some(meta)) = (output, &meta) {
         crate::output::refuse_input(out, meta, "convert").map_err(trouble)?;
     }
-    let out_name = output.map_or("standard output".into(), crate::report::message_name);
+    let out_name = output.map_or("standard output".into(), message_name);
     let mut writer = Output::open(output, PIECE, force).map_err(trouble)?;
     // Only a whole conversion replaces a file OUT: after any failure the
     // temporary file is removed as `writer` drops.
@@ -241,14 +129,11 @@ fn convert(
         .and_then(|()| writer.finish().map_err(Failure::Write));
     result.map_err(|failure| match failure {
         Failure::Input(message) => Outcome::Status(1, format!("{in_name}: {message}")),
-        Failure::Read(e) => trouble(format!("{in_name}: read error: {}", crate::io_message(&e))),
+        Failure::Read(e) => trouble(format!("{in_name}: read error: {}", io_message(&e))),
         Failure::Write(e) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Outcome::Closed
         }
-        Failure::Write(e) => trouble(format!(
-            "{out_name}: write error: {}",
-            crate::io_message(&e)
-        )),
+        Failure::Write(e) => trouble(format!("{out_name}: write error: {}", io_message(&e))),
     })
 }
 
@@ -601,6 +486,7 @@ fn first_lone_surrogate(units: &[u16]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::convert::parse_format;
     use crate::repair::tests::Trickle;
 
     fn run_with(

@@ -30,7 +30,7 @@
 use rayon::prelude::*;
 use utf8guard::{Dialect, ErrorKind};
 
-use crate::check::Error;
+use crate::hex::hex;
 
 /// Corrected UTF-8's magic number, well formed at offset 0 only.
 pub const MAGIC: [u8; 8] = [0xEF, 0xB7, 0x9D, 0xED, 0xB2, 0xAE, 0x00, 0x0A];
@@ -72,6 +72,24 @@ pub fn describe(kind: ErrorKind, d: Dialect) -> String {
             format!("byte that never appears in {}", title(d))
         }
         _ => kind.description().to_owned(),
+    }
+}
+
+/// An error at an offset of the slice it was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub offset: usize,
+    pub len: Option<usize>,
+    pub kind: ErrorKind,
+}
+
+impl Error {
+    pub fn from_utf8(err: utf8guard::Utf8Error) -> Error {
+        Error {
+            offset: err.valid_up_to(),
+            len: err.error_len(),
+            kind: err.kind(),
+        }
     }
 }
 
@@ -197,7 +215,7 @@ pub fn input_hint(chosen: Dialect, valid_in: &[Dialect], magic: bool) -> Option<
     let magic = magic && chosen != Dialect::Corrected;
     let magic_text = format!(
         "the input starts with {}, the magic number of Corrected UTF-8",
-        crate::report::hex(&MAGIC)
+        hex(&MAGIC)
     );
     let Some((&first, others)) = valid_in.split_first() else {
         return magic.then(|| format!("{magic_text}: try --encoding corrected-utf-8"));

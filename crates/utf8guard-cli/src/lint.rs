@@ -6,77 +6,14 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use utf8guard::corrected::{self, Finding, Rule};
 use utf8guard::ErrorKind;
 
+use crate::args::lint::LintArgs;
+use crate::hex::hex;
+use crate::io_error::io_message;
 use crate::json;
-
-pub const ABOUT: &str = "\
-Check Corrected UTF-8 documents against the rules its specification sets
-beyond well-formedness, and report each place that breaks one, with its
-line, column, byte offset, the rule's level (MUST or SHOULD) and name:
-  MUST    ill-formed          not well-formed Corrected UTF-8 (each
-                              ill-formed sequence; the rules go on after it)
-  MUST    nul                 U+0000 outside the magic number at offset 0
-  SHOULD  magic-number        the file does not start with the magic
-                              number EF B7 9D ED B2 AE 00 0A
-  SHOULD  carriage-return     U+000D
-  SHOULD  line-separator      U+2028
-  SHOULD  paragraph-separator U+2029
-  SHOULD  control             another C0 control: U+0001..U+0009 (tab
-                              included), U+000B, U+000C, U+000E..U+001F
-  SHOULD  final-newline       the last character is not U+000A (a file with
-                              no text, empty or the magic number alone, has
-                              none to check)
-For example:
-  $ utf8guard lint notes.txt
-  notes.txt:1:1: SHOULD (magic-number) at byte 0: the file does not start
-  with the magic number EF B7 9D ED B2 AE 00 0A
-  notes.txt:1:6: SHOULD (carriage-return) at byte 5: U+000D CARRIAGE
-  RETURN, which should not appear
-(one line each).";
-
-pub const AFTER: &str = "\
-Positions: byte offsets count from 0 in the whole file, magic number
-included; lines and columns from 1. A line ends at each 0A byte, the magic
-number's own included (the text after it starts on line 2); a column counts
-characters, an ill-formed sequence or a reserved FE/FF run as one. The
-final-newline finding is placed at the end of the file.
-
-Inputs: files, or `-` (or none) for standard input, named `-`. Each is read
-in pieces, in constant memory, and its findings are printed as they are
-found, in JSON too.
-
-JSON (--json): one object per input and per line, its findings first, e.g.
-  {\"path\":\"notes.txt\",\"path_exact\":true,\"findings\":[
-    {\"offset\":0,\"length\":0,\"line\":1,\"column\":1,\"level\":\"SHOULD\",
-     \"rule\":\"magic-number\",\"description\":\"the file does not ...\"}],
-   \"status\":\"findings\",\"bytes\":7,\"error\":null}
-  path_exact  false when the name is not UTF-8: `path` then shows it with
-           U+FFFD, and `path_bytes` gives its bytes in hex
-  status   \"clean\", \"findings\", or \"error\" (could not be read: `error`
-           says why; `findings` and `bytes` are what was read before)
-  length   bytes the finding covers (0 for the magic-number and
-           final-newline findings, which are about something missing)
-
-Exit status:
-  0  every input follows every rule
-  1  some input breaks a rule, and every input could be read
-  2  a usage error, or some input could not be read (the others are
-     still checked)";
-
-/// Options of `lint`.
-#[derive(Debug, Args)]
-pub struct LintArgs {
-    /// The documents to check; `-`, or none, reads standard input
-    #[arg(value_name = "FILE")]
-    pub paths: Vec<PathBuf>,
-
-    /// Print one JSON object per input and per line (schema: see --help)
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::path_name::{message_name, shown_name};
 
 /// Runs `lint`; returns the exit status.
 pub fn run(args: &LintArgs) -> u8 {
@@ -95,10 +32,7 @@ pub fn run(args: &LintArgs) -> u8 {
             Ok(Verdict::Unreadable) => failed = true,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return 2,
             Err(e) => {
-                eprintln!(
-                    "utf8guard: cannot write the report: {}",
-                    crate::io_message(&e)
-                );
+                eprintln!("utf8guard: cannot write the report: {}", io_message(&e));
                 return 2;
             }
         }
@@ -124,7 +58,7 @@ fn report(path: &Path, as_json: bool, out: &mut impl Write) -> io::Result<Verdic
     if as_json {
         return report_json(path, input, out);
     }
-    let name = crate::report::shown_name(path, io::stdout().is_terminal());
+    let name = shown_name(path, io::stdout().is_terminal());
     let mut text = String::new();
     let mut verdict = Verdict::Clean;
     let linted = input.and_then(|reader| {
@@ -141,7 +75,7 @@ fn report(path: &Path, as_json: bool, out: &mut impl Write) -> io::Result<Verdic
             // What is reported already goes out first, so that the two
             // streams interleave in order on a terminal.
             out.flush()?;
-            eprintln!("utf8guard: {}: {reason}", crate::report::message_name(path));
+            eprintln!("utf8guard: {}: {reason}", message_name(path));
             Verdict::Unreadable
         }
         Err(Failure::Write(e)) => return Err(e),
@@ -231,7 +165,7 @@ fn open(path: &Path) -> Result<Box<dyn Read>, String> {
         crate::pipe::widen(io::stdin());
         return Ok(Box::new(io::stdin().lock()));
     }
-    let file = File::open(path).map_err(|e| crate::io_message(&e))?;
+    let file = File::open(path).map_err(|e| io_message(&e))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err("is a directory".into());
     }
@@ -292,7 +226,7 @@ fn lint_stream(
             }
             Ok(_) => {}
             Err(e) => {
-                let reason = format!("read error: {}", crate::io_message(&e));
+                let reason = format!("read error: {}", io_message(&e));
                 return Err(Failure::Read(reason));
             }
         }
@@ -458,7 +392,7 @@ fn render_json_head(path: &Path, out: &mut String) {
     out.push_str(if exact { "true" } else { "false" });
     if !exact {
         json::push_key(out, "path_bytes", false);
-        json::push_str(out, &crate::report::hex(bytes));
+        json::push_str(out, &hex(bytes));
     }
     json::push_key(out, "findings", false);
     out.push('[');

@@ -4,22 +4,28 @@
 //! Run `utf8guard --help` for the options, the exit status, the handling of
 //! special inputs and the JSON schema.
 
+mod args;
 mod auto;
 mod check;
 mod cli;
 mod convert;
 mod family;
+mod hex;
 mod info;
+mod io_error;
 mod json;
 mod lint;
 mod mapped;
 mod output;
+mod path_name;
 mod pipe;
 mod pool;
 mod position;
 mod progress;
+mod quantity;
 mod repair;
 mod report;
+mod scan;
 mod sniff;
 mod stream;
 mod walk;
@@ -34,11 +40,15 @@ use std::time::Instant;
 use clap::Parser;
 use utf8guard::{Dialect, Kernel};
 
-use crate::check::ScanOptions;
-use crate::cli::{CheckArgs, Cli, Command};
+use crate::args::check::{CheckArgs, ALL_LIMIT};
+use crate::args::encoding::Encoding;
+use crate::cli::{Cli, Command};
+use crate::io_error::io_message;
 use crate::position::CharCounts;
 use crate::progress::Progress;
+use crate::quantity::{counted, human_bytes};
 use crate::report::{Limit, Outcome, Status};
+use crate::scan::ScanOptions;
 use crate::walk::Input;
 
 /// Exit status: every input valid.
@@ -114,15 +124,6 @@ fn usage_error(message: &str) -> u8 {
     TROUBLE
 }
 
-/// An I/O error's message without the "(os error N)" suffix.
-pub fn io_message(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
-    }
-}
-
 /// Checks the kernel choice (`--kernel`, else `UTF8GUARD_KERNEL`) and makes
 /// `--kernel` the engine's choice everywhere. Returns the forced kernel, if
 /// any; a name that is unknown or unavailable here is a usage error (the
@@ -183,8 +184,8 @@ fn run_check(args: &CheckArgs) -> u8 {
     };
     let opts = ScanOptions {
         max_errors: match (args.max_errors, args.all) {
-            (Some(n), _) => usize::try_from(n).unwrap_or(cli::ALL_LIMIT),
-            (None, true) => cli::ALL_LIMIT,
+            (Some(n), _) => usize::try_from(n).unwrap_or(ALL_LIMIT),
+            (None, true) => ALL_LIMIT,
             (None, false) => 1,
         },
         look_for_more: matches!(mode, Mode::Text | Mode::Json),
@@ -193,7 +194,7 @@ fn run_check(args: &CheckArgs) -> u8 {
         positions: matches!(mode, Mode::Text | Mode::Json),
         dialect: args
             .encoding
-            .and_then(auto::Encoding::named)
+            .and_then(Encoding::named)
             .unwrap_or(Dialect::Utf8),
         hints: matches!(mode, Mode::Text | Mode::Json),
     };
@@ -229,7 +230,7 @@ fn run_check(args: &CheckArgs) -> u8 {
     let mut printer = Printer::new(mode, limit, list_end, args.encoding, &progress);
     let stop = AtomicBool::new(false);
     // Names shown on a terminal lose their control characters (see
-    // `report::terminal_name`); elsewhere they are their bytes.
+    // `path_name::terminal_name`); elsewhere they are their bytes.
     let (stdout_tty, stderr_tty) = (io::stdout().is_terminal(), io::stderr().is_terminal());
     let shown = |mut outcome: Outcome| -> Outcome {
         let on_terminal = match outcome.status {
@@ -237,7 +238,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             _ => matches!(mode, Mode::Text | Mode::List { .. }) && stdout_tty,
         };
         if on_terminal {
-            outcome.name = report::terminal_name(&outcome.name);
+            outcome.name = path_name::terminal_name(&outcome.name);
         }
         outcome
     };
@@ -247,7 +248,7 @@ fn run_check(args: &CheckArgs) -> u8 {
             // placeholder is never shown.
             return Outcome::stdin();
         }
-        if args.encoding == Some(auto::Encoding::Auto) {
+        if args.encoding == Some(Encoding::Auto) {
             return auto::check(input, &opts, &progress);
         }
         match input {
@@ -338,7 +339,7 @@ struct Printer<'a> {
     list_end: u8,
     /// `--encoding`, when given: named in JSON (with `auto`, the one
     /// chosen for each input).
-    encoding: Option<auto::Encoding>,
+    encoding: Option<Encoding>,
     out: io::BufWriter<io::StdoutLock<'static>>,
     /// Flush after each input, so that a person watching sees it at once.
     flush_each: bool,
@@ -353,7 +354,7 @@ impl<'a> Printer<'a> {
         mode: Mode,
         limit: Limit,
         list_end: u8,
-        encoding: Option<auto::Encoding>,
+        encoding: Option<Encoding>,
         progress: &'a Progress,
     ) -> Printer<'a> {
         let stdout = io::stdout();
@@ -452,8 +453,8 @@ impl<'a> Printer<'a> {
     /// (see `Outcome::render_json_in_pieces`); `false` as `emit`.
     fn write_json(&mut self, outcome: &Outcome) -> bool {
         let encoding = match self.encoding {
-            Some(auto::Encoding::Auto) => Some(outcome.dialect),
-            named => named.and_then(auto::Encoding::named),
+            Some(Encoding::Auto) => Some(outcome.dialect),
+            named => named.and_then(Encoding::named),
         };
         let mut result = Ok(());
         let (out, progress) = (&mut self.out, self.progress);
@@ -561,29 +562,4 @@ fn print_stats(
         if forced { " (forced)" } else { "" },
         if jobs == 1 { "" } else { "s" }
     );
-}
-
-/// `n` and the noun, in the plural unless `n` is 1: "1 special file",
-/// "2 special files".
-fn counted(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-fn human_bytes(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n:.0} B")
-    } else {
-        format!("{value:.2} {}", UNITS[unit])
-    }
 }

@@ -27,6 +27,13 @@ use std::sync::Once;
 
 use memmap2::{Mmap, MmapOptions};
 
+/// Files at least this large are memory-mapped; smaller ones are read,
+/// which costs less than setting up and tearing down a mapping.
+pub const MMAP_MIN: u64 = 1 << 20;
+
+/// The report on a mapped file that was truncated while it was read.
+pub const CHANGED: &str = "the file changed while it was read (it was truncated): not checked";
+
 /// Mappings that may be read at the same time: one per thread of the pool
 /// at most in practice. When all are taken, [`Mapping::new`] fails and the
 /// caller reads the file instead.

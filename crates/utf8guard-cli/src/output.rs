@@ -12,6 +12,9 @@ use std::fs::{self, File, Metadata, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::io_error::io_message;
+use crate::path_name::message_name;
+
 /// Where the output goes.
 enum Sink {
     Stdout(io::StdoutLock<'static>),
@@ -58,7 +61,7 @@ impl Output {
             // as a sink that accepts everything.
             if let Err(e) = stdout_metadata() {
                 if e.kind() != io::ErrorKind::Unsupported {
-                    return Err(format!("standard output: {}", crate::io_message(&e)));
+                    return Err(format!("standard output: {}", io_message(&e)));
                 }
             }
             crate::pipe::widen(io::stdout());
@@ -67,7 +70,7 @@ impl Output {
                 pending: None,
             });
         };
-        let name = crate::report::message_name(out);
+        let name = message_name(out);
         let existing = fs::metadata(out).ok();
         if let Some(meta) = existing.as_ref().filter(|m| !m.is_file()) {
             if meta.is_dir() {
@@ -77,7 +80,7 @@ impl Output {
             let file = OpenOptions::new()
                 .write(true)
                 .open(out)
-                .map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+                .map_err(|e| format!("{name}: {}", io_message(&e)))?;
             crate::pipe::widen(&file);
             return Ok(Output {
                 writer: BufWriter::with_capacity(capacity, Sink::File(file)),
@@ -100,7 +103,7 @@ impl Output {
             out.to_path_buf()
         };
         let (temp, file) = create_temp(&target)
-            .map_err(|e| format!("{name}: cannot create: {}", crate::io_message(&e)))?;
+            .map_err(|e| format!("{name}: cannot create: {}", io_message(&e)))?;
         Ok(Output {
             writer: BufWriter::with_capacity(capacity, Sink::File(file)),
             pending: Some(Pending {
@@ -251,7 +254,7 @@ pub fn refuse_input(out: &Path, input: &Metadata, verb: &str) -> Result<(), Stri
         return Err(format!(
             "{}: the output is the input itself; {verb} never changes its input \
              (write elsewhere, then move the result)",
-            crate::report::message_name(out)
+            message_name(out)
         ));
     }
     Ok(())

@@ -6,9 +6,11 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use crate::check::MMAP_MIN;
-use crate::cli::{RepairArgs, RepairPolicy};
-use crate::mapped::Mapping;
+use crate::args::repair::{RepairArgs, RepairPolicy};
+use crate::io_error::io_message;
+use crate::mapped::{Mapping, CHANGED, MMAP_MIN};
+use crate::path_name::message_name;
+use crate::quantity::{counted, human_bytes};
 use utf8guard::{Escaper, Repairer};
 
 /// Bytes converted at a time.
@@ -50,8 +52,8 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let stdin = input.as_os_str() == "-";
     let policy = args.replacement;
-    let in_name = crate::report::message_name(input);
-    let cannot_read = |e: io::Error| format!("{in_name}: {}", crate::io_message(&e));
+    let in_name = message_name(input);
+    let cannot_read = |e: io::Error| format!("{in_name}: {}", io_message(&e));
     if stdin && io::stdin().is_terminal() {
         eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
     }
@@ -79,7 +81,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
         crate::output::refuse_input(out, in_meta, "repair")?;
     }
     let mut writer = crate::output::Output::open(output, PIECE, args.force)?;
-    let out_name = output.map_or("standard output".into(), crate::report::message_name);
+    let out_name = output.map_or("standard output".into(), message_name);
     let started = Instant::now();
     let mut stream = Stream::new(policy);
     let result = match (file, meta) {
@@ -127,18 +129,15 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
         Ok(changed) => Ok(changed),
         Err(Failure::Read(e)) => Err(RepairError::Message(format!(
             "{in_name}: read error: {}",
-            crate::io_message(&e)
+            io_message(&e)
         ))),
-        Err(Failure::Changed) => Err(RepairError::Message(format!(
-            "{in_name}: {}",
-            crate::check::CHANGED
-        ))),
+        Err(Failure::Changed) => Err(RepairError::Message(format!("{in_name}: {}", CHANGED))),
         Err(Failure::Write(e)) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Err(RepairError::Closed)
         }
         Err(Failure::Write(e)) => Err(RepairError::Message(format!(
             "{out_name}: write error: {}",
-            crate::io_message(&e)
+            io_message(&e)
         ))),
     }
 }
@@ -211,14 +210,14 @@ impl Stream {
         let first = first.map_or(String::new(), |at| format!(", the first at byte {at}"));
         eprintln!(
             "utf8guard: replaced: {} ({name}){first}",
-            crate::counted(replaced, "invalid sequence")
+            counted(replaced, "invalid sequence")
         );
         let read = self.bytes_read();
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(
             "utf8guard: bytes: {read} ({}) in {seconds:.3} s ({}/s)",
-            crate::human_bytes(read as f64),
-            crate::human_bytes(read as f64 / seconds.max(1e-9))
+            human_bytes(read as f64),
+            human_bytes(read as f64 / seconds.max(1e-9))
         );
     }
 

@@ -2,7 +2,6 @@
 //! for programs.
 
 use std::fmt::Write;
-use std::io::{self, IsTerminal};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -10,6 +9,7 @@ use rayon::prelude::*;
 use utf8guard::{Dialect, ErrorKind};
 
 use crate::family;
+use crate::hex::hex;
 use crate::json;
 use crate::position::{CharCounts, Cursor};
 use crate::sniff::{self, Nature};
@@ -208,7 +208,7 @@ impl Finding {
             }
             ErrorKind::Incomplete if d == Dialect::Corrected && first == 0x00 => format!(
                 "the input ends inside the magic number {}: {hex}",
-                crate::report::hex(&family::MAGIC)
+                crate::hex::hex(&family::MAGIC)
             ),
             ErrorKind::Incomplete => format!(
                 "the input ends inside a {}: {hex}",
@@ -221,7 +221,7 @@ impl Finding {
                 Dialect::Corrected => format!(
                     "00 appears in Corrected UTF-8 only inside the magic number {} at the \
                      start of the input",
-                    crate::report::hex(&family::MAGIC)
+                    crate::hex::hex(&family::MAGIC)
                 ),
                 _ => format!("00 never appears in {name}"),
             },
@@ -490,55 +490,6 @@ fn surrogate(b: u8, c: u8) -> u32 {
     0xD000 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F)
 }
 
-/// `name` as shown on a terminal: each control character (C0, DEL, C1)
-/// and each sequence that is not UTF-8 as `?`, as `ls` shows them, so that
-/// no escape sequence in a file name reaches the terminal.
-pub fn terminal_name(name: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(name.len());
-    for chunk in name.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c.is_control() {
-                out.push(b'?');
-            } else {
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-            }
-        }
-        if !chunk.invalid().is_empty() {
-            out.push(b'?');
-        }
-    }
-    out
-}
-
-/// `path` for a message on standard error: as [`terminal_name`] shows it
-/// when standard error is a terminal, else as `Path::display` does.
-pub fn message_name(path: &Path) -> String {
-    shown_name(path, io::stderr().is_terminal())
-}
-
-/// `path` as [`terminal_name`] shows it when `terminal`, else as
-/// `Path::display` does.
-pub fn shown_name(path: &Path, terminal: bool) -> String {
-    if terminal {
-        let name = terminal_name(path.as_os_str().as_encoded_bytes());
-        String::from_utf8_lossy(&name).into_owned()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// Bytes as upper-case hex pairs separated by spaces.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        let _ = write!(s, "{b:02X}");
-    }
-    s
-}
-
 /// Whether more errors follow the last one reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum More {
@@ -558,7 +509,7 @@ pub enum Limit {
     First,
     /// `--max-errors N`.
     MaxErrors(usize),
-    /// `--all`, which stops at [`crate::cli::ALL_LIMIT`] errors.
+    /// `--all`, which stops at [`crate::args::check::ALL_LIMIT`] errors.
     All,
 }
 
@@ -569,7 +520,10 @@ impl Limit {
         let limit = match self {
             Limit::First => "--all or --max-errors N shows them".to_owned(),
             Limit::MaxErrors(n) => format!("the report stops at --max-errors {n}"),
-            Limit::All => format!("--all stops at {} errors per input", crate::cli::ALL_LIMIT),
+            Limit::All => format!(
+                "--all stops at {} errors per input",
+                crate::args::check::ALL_LIMIT
+            ),
         };
         match more {
             More::No => None,

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::hex::hex;
+
 /// Bytes of the start of an input that are looked at.
 pub const HEAD: usize = 4096;
 
@@ -125,7 +127,7 @@ impl fmt::Display for Nature {
                 f,
                 "{encoding} text (it starts with the byte order mark {}), not UTF-8: \
                  `iconv -f {encoding} -t UTF-8` converts it",
-                crate::report::hex(bom)
+                hex(bom)
             ),
             Nature::Unicode {
                 encoding,

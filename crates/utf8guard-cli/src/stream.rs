@@ -22,11 +22,12 @@ use std::io::{self, Read};
 
 use utf8guard::{Dialect, StreamValidator};
 
-use crate::check::ScanOptions;
 use crate::family;
+use crate::io_error::io_message;
 use crate::position::{CharCounts, Cursor};
 use crate::progress::Progress;
 use crate::report::{Context, Finding, More, Outcome, Status, CONTEXT_BEFORE};
+use crate::scan::ScanOptions;
 use crate::sniff;
 
 /// Bytes asked of each `read`.
@@ -42,7 +43,7 @@ const TAIL: usize = CONTEXT_BEFORE + 8;
 /// Bytes of the start of a stream kept for the hint on the other dialects
 /// (when the report shows hints): as much as a file has before it is
 /// mapped.
-pub const HINT_HEAD: usize = crate::check::MMAP_MIN as usize;
+pub const HINT_HEAD: usize = crate::mapped::MMAP_MIN as usize;
 
 /// Reads `reader` until its end or until the report is settled, and fills
 /// in `outcome` (named by the caller). `ready` tells whether a read would
@@ -88,7 +89,7 @@ pub fn check_reader<R: Read>(
                 outcome.status = Status::Failed(format!(
                     "read error after {} bytes: {}",
                     scan.total,
-                    crate::io_message(&e)
+                    io_message(&e)
                 ));
                 return outcome;
             }
@@ -403,7 +404,7 @@ impl StreamScan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::scan_slice;
+    use crate::scan::scan_slice;
     use std::path::Path;
 
     /// A reader that hands out at most `step` bytes per read.

@@ -3,6 +3,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::io_error::io_message;
+
 /// One input to check, or one that failed before it could be opened.
 #[derive(Debug)]
 pub enum Input {
@@ -56,7 +58,7 @@ pub fn collect(paths: &[PathBuf], follow: bool) -> Inputs {
             Ok(_) => inputs.list.push(Input::Stream { path: path.clone() }),
             Err(e) => inputs.list.push(Input::Failed {
                 path: path.clone(),
-                reason: crate::io_message(&e),
+                reason: io_message(&e),
             }),
         }
     }
@@ -108,7 +110,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
         Err(e) => {
             inputs.list.push(Input::Failed {
                 path: dir.to_path_buf(),
-                reason: crate::io_message(&e),
+                reason: io_message(&e),
             });
             return;
         }
@@ -119,7 +121,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
             Ok(entry) => entries.push(entry),
             Err(e) => inputs.list.push(Input::Failed {
                 path: dir.to_path_buf(),
-                reason: crate::io_message(&e),
+                reason: io_message(&e),
             }),
         }
     }
@@ -135,7 +137,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
             Err(e) => {
                 inputs.list.push(Input::Failed {
                     path,
-                    reason: crate::io_message(&e),
+                    reason: io_message(&e),
                 });
                 continue;
             }
@@ -150,7 +152,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
                 Err(e) => {
                     inputs.list.push(Input::Failed {
                         path,
-                        reason: format!("broken symbolic link: {}", crate::io_message(&e)),
+                        reason: format!("broken symbolic link: {}", io_message(&e)),
                     });
                     continue;
                 }
@@ -164,7 +166,7 @@ fn walk_dir(dir: &Path, follow: bool, ancestors: &mut Vec<DirId>, inputs: &mut I
                 Err(e) => {
                     inputs.list.push(Input::Failed {
                         path,
-                        reason: crate::io_message(&e),
+                        reason: io_message(&e),
                     });
                     continue;
                 }
