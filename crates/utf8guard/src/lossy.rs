@@ -18,6 +18,7 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 
+use crate::bytes::{is_continuation, LEADS};
 use crate::dispatch;
 
 /// U+FFFD REPLACEMENT CHARACTER.
@@ -221,18 +222,15 @@ fn skip_valid(bytes: &[u8], mut i: usize, stop: usize) -> usize {
 /// path of [`decode_replacing`], with no bounds to check.
 #[inline(always)]
 fn whole_character(b0: u8, b1: u8, b2: u8, b3: u8) -> Option<usize> {
-    let cont = |b: u8| b & 0xC0 == 0x80;
-    let width = match b0 {
-        0xC2..=0xDF if cont(b1) => 2,
-        0xE0 if (0xA0..=0xBF).contains(&b1) && cont(b2) => 3,
-        0xE1..=0xEC | 0xEE..=0xEF if cont(b1) && cont(b2) => 3,
-        0xED if (0x80..=0x9F).contains(&b1) && cont(b2) => 3,
-        0xF0 if (0x90..=0xBF).contains(&b1) && cont(b2) && cont(b3) => 4,
-        0xF1..=0xF3 if cont(b1) && cont(b2) && cont(b3) => 4,
-        0xF4 if (0x80..=0x8F).contains(&b1) && cont(b2) && cont(b3) => 4,
-        _ => return None,
+    let lead = LEADS[usize::from(b0)];
+    let (low, high) = lead.second;
+    let whole = match lead.width {
+        2 => low <= b1 && b1 <= high,
+        3 => low <= b1 && b1 <= high && is_continuation(b2),
+        4 => low <= b1 && b1 <= high && is_continuation(b2) && is_continuation(b3),
+        _ => false,
     };
-    Some(width)
+    whole.then_some(usize::from(lead.width))
 }
 
 /// Appends bytes already known to be valid UTF-8.

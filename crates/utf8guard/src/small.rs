@@ -32,6 +32,8 @@ pub(crate) const SHORT: usize = 64;
 /// (docs/TUNING.md, "Shift DFA below 16 bytes").
 pub(crate) const SHORT_DFA: usize = 16;
 
+use utf8guard_dfa::{ByteRange, WELL_FORMED};
+
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 #[inline(always)]
@@ -112,66 +114,119 @@ fn long_is_ascii(bytes: &[u8]) -> bool {
     acc & HIGH_BITS == 0
 }
 
-// The states of the minimal automaton. A state is stored as its number
-// times 6: the bit offset of its field in a table entry.
+// The minimal automaton of Table 3-7. Its states other than reject are
+// what a well-formed sequence still needs: the tails of the rows of
+// `utf8guard_dfa::WELL_FORMED` (the empty tail is "between characters").
+// Two places that need the same tail are one state, which is what makes it
+// minimal: `E1..EC` and `EE..EF` both leave "two continuation bytes", and
+// so does `F0 90..BF`. Strict UTF-8 has 8 tails, so 9 states: with 6 bits
+// per state, a table entry holds at most 10.
+
+/// A state is stored as its number times 6: the bit offset of its field in
+/// a table entry.
 const ACCEPT: u64 = 0;
 const REJECT: u64 = 1;
-/// One more continuation byte `80..BF` to go.
-const TAIL1: u64 = 2;
-/// Two more continuation bytes.
-const TAIL2: u64 = 3;
-/// Three more continuation bytes.
-const TAIL3: u64 = 4;
-/// After `E0`: `A0..BF`, then one more.
-const AFTER_E0: u64 = 5;
-/// After `ED`: `80..9F`, then one more.
-const AFTER_ED: u64 = 6;
-/// After `F0`: `90..BF`, then two more.
-const AFTER_F0: u64 = 7;
-/// After `F4`: `80..8F`, then two more.
-const AFTER_F4: u64 = 8;
+/// Room for the states; [`Tails::count`] says how many there are.
+const MAX_STATES: usize = 10;
 
-/// The transitions of the minimal automaton as (state, first byte, last
-/// byte, next state); anything not listed rejects.
-const TRANSITIONS: [(u64, u8, u8, u64); 16] = [
-    (ACCEPT, 0x00, 0x7F, ACCEPT),
-    (ACCEPT, 0xC2, 0xDF, TAIL1),
-    (ACCEPT, 0xE0, 0xE0, AFTER_E0),
-    (ACCEPT, 0xE1, 0xEC, TAIL2),
-    (ACCEPT, 0xED, 0xED, AFTER_ED),
-    (ACCEPT, 0xEE, 0xEF, TAIL2),
-    (ACCEPT, 0xF0, 0xF0, AFTER_F0),
-    (ACCEPT, 0xF1, 0xF3, TAIL3),
-    (ACCEPT, 0xF4, 0xF4, AFTER_F4),
-    (TAIL1, 0x80, 0xBF, ACCEPT),
-    (TAIL2, 0x80, 0xBF, TAIL1),
-    (TAIL3, 0x80, 0xBF, TAIL2),
-    (AFTER_E0, 0xA0, 0xBF, TAIL1),
-    (AFTER_ED, 0x80, 0x9F, TAIL1),
-    (AFTER_F0, 0x90, 0xBF, TAIL2),
-    (AFTER_F4, 0x80, 0x8F, TAIL2),
-];
+/// The distinct row tails, numbered as states (0 the empty tail, 1 unused
+/// for reject).
+struct Tails {
+    tails: [&'static [ByteRange]; MAX_STATES],
+    count: usize,
+}
+
+const fn same_ranges(a: &[ByteRange], b: &[ByteRange]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i].0 != b[i].0 || a[i].1 != b[i].1 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl Tails {
+    const fn of(rows: &'static [&'static [ByteRange]]) -> Tails {
+        let mut tails = Tails {
+            tails: [&[]; MAX_STATES],
+            count: 2,
+        };
+        let mut r = 0;
+        while r < rows.len() {
+            let mut depth = 1;
+            while depth < rows[r].len() {
+                let tail = rows[r].split_at(depth).1;
+                if tails.find(tail) == tails.count {
+                    assert!(tails.count < MAX_STATES, "too many states for 6-bit fields");
+                    tails.tails[tails.count] = tail;
+                    tails.count += 1;
+                }
+                depth += 1;
+            }
+            r += 1;
+        }
+        tails
+    }
+
+    /// The state whose tail is `tail` (`count` when there is none).
+    const fn find(&self, tail: &[ByteRange]) -> usize {
+        if tail.is_empty() {
+            return ACCEPT as usize;
+        }
+        let mut s = 2;
+        while s < self.count && !same_ranges(self.tails[s], tail) {
+            s += 1;
+        }
+        s
+    }
+}
+
+/// The states of the shift DFA, but reject.
+const TAILS: Tails = Tails::of(&WELL_FORMED);
 
 /// `SHIFT_TABLE[byte]`: bits `6s .. 6s + 6` hold `6 * next(s, byte)`.
 static SHIFT_TABLE: [u64; 256] = {
+    const ROWS: &[&[ByteRange]] = &WELL_FORMED;
     let mut table = [0u64; 256];
     let mut b = 0;
     while b < 256 {
-        // Every state rejects unless a transition says otherwise.
+        // Every state rejects unless its tail, or from accept a row, goes on
+        // with this byte.
         let mut entry = 0u64;
         let mut s = 0;
-        while s < 9 {
+        while s < MAX_STATES {
             entry |= (REJECT * 6) << (s * 6);
             s += 1;
         }
-        let mut i = 0;
-        while i < TRANSITIONS.len() {
-            let (from, lo, hi, to) = TRANSITIONS[i];
-            if lo as usize <= b && b <= hi as usize {
-                entry &= !(63 << (from * 6));
-                entry |= (to * 6) << (from * 6);
+        let byte = b as u8;
+        let mut from = 0;
+        while from < TAILS.count {
+            let mut next = None;
+            if from == ACCEPT as usize {
+                let mut r = 0;
+                while r < ROWS.len() {
+                    let row = ROWS[r];
+                    if row[0].0 <= byte && byte <= row[0].1 {
+                        next = Some(TAILS.find(row.split_at(1).1));
+                    }
+                    r += 1;
+                }
+            } else if from != REJECT as usize {
+                let tail = TAILS.tails[from];
+                if tail[0].0 <= byte && byte <= tail[0].1 {
+                    next = Some(TAILS.find(tail.split_at(1).1));
+                }
             }
-            i += 1;
+            if let Some(to) = next {
+                entry &= !(63 << (from * 6));
+                entry |= ((to as u64) * 6) << (from * 6);
+            }
+            from += 1;
         }
         table[b] = entry;
         b += 1;
@@ -238,8 +293,12 @@ pub(crate) fn shift_dfa_accepts<const N: usize>(bytes: [u8; N]) -> bool {
 /// check on 2-byte strings (docs/TUNING.md, "One and two bytes").
 #[inline(always)]
 pub(crate) fn non_ascii_pair_is_valid(bytes: &[u8]) -> bool {
-    // `b as i8 < -0x40`: `b` is `80..BF`.
-    matches!(*bytes, [a, b] if (0xC2..=0xDF).contains(&a) && (b as i8) < -0x40)
+    // Table 3-7's row of 2-byte characters: a lead byte, then any
+    // continuation byte (`b as i8 < -0x40`: `b` is `80..BF`).
+    const LEADS: ByteRange = WELL_FORMED[1][0];
+    const _: () = assert!(WELL_FORMED[1].len() == 2 && WELL_FORMED[1][1].0 == 0x80);
+    const _: () = assert!(WELL_FORMED[1][1].1 == 0xBF);
+    matches!(*bytes, [a, b] if (LEADS.0..=LEADS.1).contains(&a) && (b as i8) < -0x40)
 }
 
 /// [`short_is_valid`] out of line, for the public functions, which are
@@ -312,6 +371,14 @@ mod tests {
                 assert!(!is_short_ascii(&bytes[..len]), "{len}, 0x80 at {at}");
             }
         }
+    }
+
+    #[test]
+    fn the_minimal_automaton_has_nine_states() {
+        // Accept, reject, and one state per distinct tail: one, two and
+        // three continuation bytes, and the narrowed second bytes after
+        // `E0`, `ED`, `F0` and `F4`.
+        assert_eq!(TAILS.count, 9);
     }
 
     #[test]

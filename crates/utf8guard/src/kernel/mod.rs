@@ -219,8 +219,9 @@ pub(crate) mod simd128;
 
 pub use choice::{Kernel, KernelNameError};
 
+use crate::bytes::{is_continuation, LEADS};
 use crate::dialect::{Dialect, Inspection};
-use crate::error::Utf8Error;
+use crate::error::{ErrorKind, Utf8Error};
 use utf8guard_dfa::{Automaton, Invalid, State};
 
 /// A kernel's entry point for one dialect: the contract of the module.
@@ -564,41 +565,43 @@ pub(crate) fn locate(bytes: &[u8], offset: usize) -> Result<(), Utf8Error> {
 /// The first error of `bytes[start..]`, `start` being the start of a
 /// character, with what the reference DFA would say of it (`valid_up_to`,
 /// `error_len`, kind; a test holds the two to the same answers on every
-/// sequence of up to 3 bytes, and of 4 from a 4-byte lead). Strict UTF-8's
-/// own decoding
-/// ([`check_character`], which the lossy conversion uses too), not the
-/// DFA: the DFA, generic over the dialects, is slow to start, where this
-/// takes the few steps to the error (docs/TUNING.md, "Locating an error").
+/// sequence of up to 3 bytes, and of 4 from a 4-byte lead). The steps to
+/// the error are strict UTF-8's own decoding ([`check_character`], which
+/// the lossy conversion uses too), not the DFA: the DFA, generic over the
+/// dialects, is slow to start, where this takes the few steps to the error
+/// (docs/TUNING.md, "Locating an error"). The kind is the oracle's, from the
+/// few bytes of the failed sequence.
 fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
-    use crate::error::ErrorKind as Kind;
     let mut i = start;
     while let Some(&lead) = bytes.get(i) {
         if lead < 0x80 {
             i += 1;
             continue;
         }
-        let error_len = match check_character(bytes, i) {
-            Ok(width) => {
-                i += width;
-                continue;
-            }
-            Err(None) => return Err(Utf8Error::new(i, None, Kind::Incomplete)),
-            Err(Some(n)) => n,
-        };
-        let kind = match (lead, bytes[i + 1..].first()) {
-            (0x80..=0xBF, _) => Kind::UnexpectedContinuation,
-            (0xC0 | 0xC1 | 0xF5..=0xFF, _) => Kind::InvalidByte,
-            // A lead, and a continuation byte after it out of its range.
-            (_, Some(&second)) if error_len == 1 && second & 0xC0 == 0x80 => match lead {
-                0xE0 | 0xF0 => Kind::Overlong,
-                0xED => Kind::Surrogate,
-                _ => Kind::TooLarge,
-            },
-            _ => Kind::TooShort,
-        };
-        return Err(Utf8Error::new(i, Some(error_len as u8), kind));
+        match check_character(bytes, i) {
+            Ok(width) => i += width,
+            Err(None) => return Err(Utf8Error::new(i, None, ErrorKind::Incomplete)),
+            Err(Some(n)) => return Err(Utf8Error::new(i, Some(n as u8), fault_at(bytes, i, n))),
+        }
     }
     Ok(())
+}
+
+/// Why the maximal subpart of `n` bytes at `i` is ill formed: the
+/// reference automaton's fault for the subpart and the byte that ended it
+/// (a byte that cannot start a sequence ends its own subpart of one).
+#[cold]
+fn fault_at(bytes: &[u8], i: usize, n: usize) -> ErrorKind {
+    let dfa = &utf8guard_dfa::UTF8;
+    let read = if LEADS[usize::from(bytes[i])].width == 0 {
+        0
+    } else {
+        n
+    };
+    let state = bytes[i..i + read]
+        .iter()
+        .fold(State::ACCEPT, |s, &b| dfa.next(s, b));
+    ErrorKind::from(dfa.fault(state, &bytes[i..=i + read]))
 }
 
 /// Checks the character that starts with the non-ASCII byte `bytes[i]`:
@@ -607,27 +610,22 @@ fn first_error(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
 /// ends inside a character that could still be well formed.
 #[inline]
 pub(crate) fn check_character(bytes: &[u8], i: usize) -> Result<usize, Option<usize>> {
-    // The width, and the range of the second byte (Unicode Table 3-7).
-    let (width, low, high) = match bytes[i] {
-        0xC2..=0xDF => (2, 0x80, 0xBF),
-        0xE0 => (3, 0xA0, 0xBF),
-        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-        0xED => (3, 0x80, 0x9F),
-        0xF0 => (4, 0x90, 0xBF),
-        0xF1..=0xF3 => (4, 0x80, 0xBF),
-        0xF4 => (4, 0x80, 0x8F),
+    let lead = LEADS[usize::from(bytes[i])];
+    if lead.width < 2 {
         // A continuation byte, or one that never appears in UTF-8.
-        _ => return Err(Some(1)),
-    };
+        return Err(Some(1));
+    }
+    let (low, high) = lead.second;
     match bytes.get(i + 1) {
         None => return Err(None),
         Some(&b) if b < low || b > high => return Err(Some(1)),
         Some(_) => {}
     }
+    let width = usize::from(lead.width);
     for k in 2..width {
         match bytes.get(i + k) {
             None => return Err(None),
-            Some(&b) if b & 0xC0 != 0x80 => return Err(Some(k)),
+            Some(&b) if !is_continuation(b) => return Err(Some(k)),
             Some(_) => {}
         }
     }
