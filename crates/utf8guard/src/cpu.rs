@@ -62,14 +62,7 @@ pub(crate) fn has_bmi2() -> bool {
 /// under Miri, which has no CPUID).
 // Asked by the vector kernels' memory policy, which a target without
 // vector kernels does not compile.
-#[cfg_attr(
-    not(any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon"),
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )),
-    allow(dead_code)
-)]
+#[cfg_attr(not(vector_kernels), allow(dead_code))]
 pub(crate) fn is_amd() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {

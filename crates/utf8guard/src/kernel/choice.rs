@@ -61,11 +61,7 @@ impl Kernel {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar, Kernel::Simd128];
     /// Every kernel compiled for this target, slowest first.
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon"),
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )))]
+    #[cfg(not(vector_kernels))]
     pub const ALL: &'static [Kernel] = &[Kernel::Scalar];
 
     /// The kernel's name: `"scalar"`, `"sse42"`, `"avx2"`, `"avx512"`,

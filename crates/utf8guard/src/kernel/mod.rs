@@ -15,28 +15,13 @@ mod choice;
 
 // The dialects' tables serve the vector kernels; on a target with none of
 // them only their names and automata are used.
-#[cfg_attr(
-    not(any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon"),
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )),
-    allow(dead_code)
-)]
+#[cfg_attr(not(vector_kernels), allow(dead_code))]
 pub(crate) mod dialects;
 pub(crate) mod scalar;
 
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon"),
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
+#[cfg(vector_kernels)]
 pub(crate) mod lookup;
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon"),
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
+#[cfg(vector_kernels)]
 pub(crate) mod simd;
 
 /// The entry points of an x86 kernel for vector type `$v` with target
@@ -270,11 +255,7 @@ pub(crate) fn dialect_fn(kernel: Kernel, dialect: Dialect) -> DialectFn {
 /// check over the whole input first, for the dialects that have one
 /// ([`dialects::Spec::SCREEN_FIRST`], [`dialects::Spec::UTF8_FIRST`]),
 /// else `plain`.
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon"),
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
+#[cfg(vector_kernels)]
 #[inline(always)]
 fn plain_or_first<D: dialects::Spec>(plain: DialectFn, first: DialectFn) -> DialectFn {
     if D::SCREEN_FIRST || D::UTF8_FIRST {
@@ -645,11 +626,7 @@ mod tests {
     /// The vector kernels' block (where there are any, their `BLOCK`), and
     /// the scalar kernel's chunk: the lengths the tests probe around.
     const BLOCK: usize = 64;
-    #[cfg(any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon"),
-        all(target_arch = "wasm32", target_feature = "simd128")
-    ))]
+    #[cfg(vector_kernels)]
     const _: () = assert!(BLOCK == super::lookup::BLOCK);
 
     /// `first_error` gives the DFA's answer (`valid_up_to`, `error_len`,
