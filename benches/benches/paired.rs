@@ -35,8 +35,9 @@
 //!   valid), and `transcode/utf8-to-cesu8/emoji-every-<n>` the same on 1 MiB
 //!   of the Latin lipsum with an emoji every `n` bytes or so;
 //!   `transcode/wtf8-to-utf16/<script>` and
-//!   `transcode/utf16-to-wtf8/<script>` against std's `encode_utf16` (from
-//!   a `str`) and `String::from_utf16`; `transcode/corrected-to-utf8/<script>`
+//!   `transcode/utf16-to-wtf8/<script>` against simdutf's validating
+//!   conversions and std's `encode_utf16` (from a `str`) and
+//!   `String::from_utf16`; `transcode/corrected-to-utf8/<script>`
 //!   and `transcode/utf8-to-corrected/<script>` for their throughput, with
 //!   the reference conversion (the scalar decoder and encoder, a code point
 //!   at a time) beside them.
@@ -439,6 +440,21 @@ fn transcode(r: &mut Runner) {
                 utf8guard::wtf8_to_utf16(std::hint::black_box(utf8), Policy::Strict, &mut out)
                     .map_or(0, |()| out.len() as u64)
             });
+            // simdutf's validating conversion into a buffer of the input's
+            // length in units (an upper bound, so no length pass first).
+            cmp.add("simdutf convert_utf8_to_utf16le", move || {
+                let src = std::hint::black_box(utf8);
+                let mut out: Vec<u16> = Vec::with_capacity(src.len());
+                // SAFETY: `out` has room for `src.len()` units, the most
+                // that `src.len()` bytes of UTF-8 convert to; `set_len`
+                // covers only the units simdutf wrote.
+                unsafe {
+                    let n =
+                        simdutf::convert_utf8_to_utf16le(src.as_ptr(), src.len(), out.as_mut_ptr());
+                    out.set_len(n);
+                }
+                out.len() as u64
+            });
             cmp.add("std encode_utf16 collect", move || {
                 std::hint::black_box(text)
                     .encode_utf16()
@@ -457,6 +473,21 @@ fn transcode(r: &mut Runner) {
             cmp.add("utf8guard utf16_to_wtf8", move || {
                 let mut out = Vec::new();
                 utf8guard::utf16_to_wtf8(std::hint::black_box(units), &mut out);
+                out.len() as u64
+            });
+            // simdutf's validating conversion into a buffer of 3 bytes a
+            // unit (an upper bound, so no length pass first).
+            cmp.add("simdutf convert_utf16le_to_utf8", move || {
+                let src = std::hint::black_box(units);
+                let mut out: Vec<u8> = Vec::with_capacity(3 * src.len());
+                // SAFETY: `out` has room for `3 * src.len()` bytes, the most
+                // that `src.len()` units convert to; `set_len` covers only
+                // the bytes simdutf wrote.
+                unsafe {
+                    let n =
+                        simdutf::convert_utf16le_to_utf8(src.as_ptr(), src.len(), out.as_mut_ptr());
+                    out.set_len(n);
+                }
                 out.len() as u64
             });
             cmp.add("std String::from_utf16", move || {
