@@ -1013,6 +1013,12 @@ pub fn wtf8_to_utf16_into(
         if at == input.len() {
             break Status::InputEmpty;
         }
+        // A run of ASCII needs no check: widened at once, in one pass.
+        let ascii = bmp_simd::ascii_to_utf16(&input[at..], &mut output[w..]);
+        if ascii > 0 {
+            (at, w, after_lead) = (at + ascii, w + ascii, false);
+            continue;
+        }
         if !after_lead {
             // Well-formed text, checked by the kernel a window at a time,
             // converted in a tight loop (at most a unit per byte, so no

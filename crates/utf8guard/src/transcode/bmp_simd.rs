@@ -57,6 +57,25 @@ pub(super) fn to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     }
 }
 
+/// Widens the ASCII bytes at the start of `src` into `dst`, 32 at a time,
+/// while 32 more are all ASCII and `dst` has room for them. ASCII is well
+/// formed wherever it stands, so the caller need not have checked `src`.
+/// Returns the bytes read, as many as the units written.
+#[inline]
+pub(super) fn ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 | Level::Avx512 | Level::Vbmi => {
+            // SAFETY: `level` found AVX2 on this CPU (AVX-512 implies it).
+            unsafe { x86::ascii_run(src, dst, 0, 0) }.0
+        }
+        _ => {
+            let _ = (src, dst);
+            0
+        }
+    }
+}
+
 /// How many bits each byte has set (a lookup: `popcnt` is not part of the
 /// AVX2 target feature).
 #[cfg(target_arch = "x86_64")]
@@ -95,6 +114,40 @@ mod x86 {
         t
     };
 
+    /// Widens the ASCII bytes from `src[i..]` into `dst[w..]`, 32 at a
+    /// time, while the next 32 are all ASCII and have room; returns the new
+    /// `i` and `w`. Each ASCII byte is a whole sequence, so the step after
+    /// it starts between two sequences.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn ascii_run(src: &[u8], dst: &mut [u16], i: usize, w: usize) -> (usize, usize) {
+        let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
+            return (i, w);
+        };
+        let n = src.len().min(dst.len()) / 32 * 32;
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        let mut k = 0;
+        for (chunk, out) in src.chunks_exact(32).zip(dst.chunks_exact_mut(32)) {
+            // SAFETY: `chunk` is 32 readable bytes.
+            let x = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+            if _mm256_movemask_epi8(x) != 0 {
+                break;
+            }
+            let q = out.as_mut_ptr();
+            // SAFETY: `out` is 32 writable units: 16 at `q` and 16 at
+            // `q + 16`.
+            unsafe {
+                _mm256_storeu_si256(q.cast(), _mm256_cvtepu8_epi16(_mm256_castsi256_si128(x)));
+                _mm256_storeu_si256(
+                    q.add(16).cast(),
+                    _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(x)),
+                );
+            }
+            k += 32;
+        }
+        (i + k, w + k)
+    }
+
     /// [`super::to_utf16`] with AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) fn to_utf16_avx2(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
@@ -121,6 +174,19 @@ mod x86 {
                     _mm_loadu_si128(p.add(2).cast()),
                 )
             };
+            if _mm_movemask_epi8(x) == 0 {
+                // ASCII, the most of most text: each byte is its unit, with
+                // no shuffle; and so on 32 at a time while it lasts. Only
+                // after an ASCII step: tried before every step, the test
+                // slowed text with short ASCII runs (docs/TUNING.md, "ASCII
+                // into UTF-16").
+                // SAFETY: `out` is 16 writable units.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm256_cvtepu8_epi16(x)) };
+                i += super::STEP;
+                w += super::STEP;
+                (i, w) = ascii_run(src, dst, i, w);
+                continue;
+            }
             // A byte above EF leads a 4-byte form: not for this loop.
             let four = _mm_subs_epu8(x, above_e);
             if _mm_testz_si128(four, four) == 0 {
