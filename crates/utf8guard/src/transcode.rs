@@ -1137,28 +1137,32 @@ pub fn wtf8_to_utf16_into(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
-    /// Units converted at a time (their output, up to 3 bytes per unit,
-    /// stays in the cache).
+    /// Units converted at a time (their output stays in the cache).
     const CHUNK: usize = 4096;
     // Room for all of it at once: a vector that grew as it went would be
     // copied (and a large one mapped and unmapped) at every step.
     let bound = utf16_simd::wtf8_len_bound(input);
     out.reserve(bound);
-    let end_of_room = out.len() + bound;
+    // Each unit takes one byte and at most two more: `extra` bounds the
+    // more of what is left (the bound's, less what the units converted so
+    // far took above one byte each), so a chunk of `n` units needs at most
+    // `n + extra` bytes. On ASCII that is the chunk's length: zeroing 3
+    // bytes a unit cost more than the conversion there (docs/TUNING.md,
+    // "UTF-16 to WTF-8 into a vector").
+    let mut extra = bound - input.len();
     let mut i = 0;
     while i < input.len() {
         let end = input.len().min(i + CHUNK);
+        let chunk = &input[i..end];
         let len = out.len();
-        // Each unit wants 3 bytes of room for the fast path, but no more
-        // than the bound of what is left (the rest of the input's output
-        // always fits, so each step converts something).
-        out.resize(
-            len + (3 * (end - i)).min(end_of_room.saturating_sub(len).max(4)),
-            0,
-        );
-        let progress = utf16_to_wtf8_into(&input[i..end], &mut out[len..], end == input.len());
-        out.truncate(len + progress.written);
-        i += progress.read;
+        out.resize(len + chunk.len() + extra.min(2 * chunk.len()), 0);
+        // A lead surrogate that ends a chunk but not the input is left for
+        // the next chunk, which holds its trail if any: a chunk of more
+        // than one unit always converts something.
+        let (read, written) = fast::utf16_to_wtf8(chunk, &mut out[len..], end == input.len());
+        out.truncate(len + written);
+        extra -= (written - read).min(extra);
+        i += read;
     }
 }
 

@@ -952,7 +952,10 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 }
 
 /// Converts UTF-16 units (any, ill-formed too) into WTF-8 at the start of
-/// `dst`, which has at least `3 * src.len()` bytes. A lead surrogate that
+/// `dst`, which has room for all of it: at least
+/// [`wtf8_len_bound`](super::utf16_simd::wtf8_len_bound) bytes (`3 *
+/// src.len()` always are; the vector loop stores only where it has room,
+/// the scalar one only the bytes of each unit). A lead surrogate that
 /// ends `src` is converted alone only when `last`; otherwise it is left.
 /// Returns the units read and the bytes written.
 pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {

@@ -183,6 +183,38 @@ mod x86 {
         super::len_bound(units)
     }
 
+    /// Narrows the ASCII units from `src[i..]` into `dst[w..]`, 32 at a
+    /// time, while the next 32 are all ASCII and have room; returns the new
+    /// `i` and `w`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn ascii_run(src: &[u16], dst: &mut [u8], i: usize, w: usize) -> (usize, usize) {
+        let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
+            return (i, w);
+        };
+        let mut k = 0;
+        for (chunk, out) in src.chunks_exact(32).zip(dst.chunks_exact_mut(32)) {
+            // SAFETY: `chunk` is 32 readable units: 16 at its start and 16
+            // after them.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(chunk.as_ptr().cast()),
+                    _mm256_loadu_si256(chunk.as_ptr().add(16).cast()),
+                )
+            };
+            if _mm256_testz_si256(_mm256_or_si256(a, b), _mm256_set1_epi16(0xFF80u16 as i16)) == 0 {
+                break;
+            }
+            // The pack works within 128-bit halves: the permutation puts
+            // the four 8-byte groups back in order.
+            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+            // SAFETY: `out` is 32 writable bytes.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes) };
+            k += 32;
+        }
+        (i + k, w + k)
+    }
+
     /// [`super::to_utf8`] with AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) fn to_utf8_avx2(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
@@ -199,6 +231,10 @@ mod x86 {
                 unsafe { _mm_storeu_si128(q.cast(), bytes) };
                 i += STEP;
                 w += STEP;
+                // And so on 32 at a time while the ASCII lasts (only after
+                // an ASCII step, as in the other direction: docs/TUNING.md,
+                // "ASCII into UTF-16").
+                (i, w) = ascii_run(src, dst, i, w);
                 continue;
             }
             let high5 = _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16));
