@@ -264,6 +264,8 @@ pub fn for_each_validator<T: Visit>(visitor: &mut T) {
     visitor.visit(&Std);
     visitor.visit(&Simdutf8Basic);
     visitor.visit(&Simdutf8Compat);
+    visitor.visit(&PsSimdutf8Basic);
+    visitor.visit(&PsSimdutf8Compat);
     visitor.visit(&Simdutf);
     visitor.visit(&SimdutfWithErrors);
 }
@@ -300,7 +302,8 @@ macro_rules! positional_error {
 positional_error!(
     core::str::Utf8Error,
     utf8guard::Utf8Error,
-    simdutf8::compat::Utf8Error
+    simdutf8::compat::Utf8Error,
+    ps_simdutf8::compat::Utf8Error
 );
 
 /// `utf8guard::validate`: the dispatched kernel, yes or no.
@@ -415,6 +418,36 @@ impl Validator for Simdutf8Compat {
     }
 }
 
+/// `ps_simdutf8::basic::from_utf8`: simdutf8 with its AVX-512 kernel (the
+/// `ps-simdutf8` crate), yes or no.
+#[derive(Clone, Copy, Debug)]
+pub struct PsSimdutf8Basic;
+impl Validator for PsSimdutf8Basic {
+    fn name(&self) -> String {
+        "ps-simdutf8 basic".to_string()
+    }
+    #[inline(always)]
+    fn check(&self, bytes: &[u8]) -> Verdict {
+        match ps_simdutf8::basic::from_utf8(bytes) {
+            Ok(_) => Verdict::Valid,
+            Err(_) => Verdict::Invalid,
+        }
+    }
+}
+
+/// `ps_simdutf8::compat::from_utf8`: the same, errors located as std does.
+#[derive(Clone, Copy, Debug)]
+pub struct PsSimdutf8Compat;
+impl Validator for PsSimdutf8Compat {
+    fn name(&self) -> String {
+        "ps-simdutf8 compat".to_string()
+    }
+    #[inline(always)]
+    fn check(&self, bytes: &[u8]) -> Verdict {
+        positional(ps_simdutf8::compat::from_utf8(bytes))
+    }
+}
+
 /// `simdutf::validate_utf8`: the C++ library, yes or no.
 #[derive(Clone, Copy, Debug)]
 pub struct Simdutf;
@@ -504,6 +537,8 @@ mod tests {
             "std",
             "simdutf8 basic",
             "simdutf8 compat",
+            "ps-simdutf8 basic",
+            "ps-simdutf8 compat",
             "simdutf",
             "simdutf with_errors",
         ] {
@@ -531,10 +566,12 @@ mod tests {
         let input = b"abc\x80def";
         for (name, v) in verdicts(input) {
             let expected = match name.as_str() {
-                "utf8guard from_utf8" | "std" | "simdutf8 compat" => Verdict::Error {
-                    valid_up_to: 3,
-                    error_len: Some(1),
-                },
+                "utf8guard from_utf8" | "std" | "simdutf8 compat" | "ps-simdutf8 compat" => {
+                    Verdict::Error {
+                        valid_up_to: 3,
+                        error_len: Some(1),
+                    }
+                }
                 "simdutf with_errors" => Verdict::ErrorAt { valid_up_to: 3 },
                 _ => Verdict::Invalid,
             };
@@ -549,10 +586,12 @@ mod tests {
         input.extend_from_slice(&[0xF0, 0x9F]);
         for (name, v) in verdicts(&input) {
             let expected = match name.as_str() {
-                "utf8guard from_utf8" | "std" | "simdutf8 compat" => Verdict::Error {
-                    valid_up_to: 100,
-                    error_len: None,
-                },
+                "utf8guard from_utf8" | "std" | "simdutf8 compat" | "ps-simdutf8 compat" => {
+                    Verdict::Error {
+                        valid_up_to: 100,
+                        error_len: None,
+                    }
+                }
                 "simdutf with_errors" => Verdict::ErrorAt { valid_up_to: 100 },
                 _ => Verdict::Invalid,
             };

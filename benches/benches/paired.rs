@@ -95,12 +95,14 @@ use utf8guard_bench::{
 
 /// The implementations the report's headline compares (no forced kernel:
 /// the dispatched entry points stand for utf8guard).
-const MAIN: [&str; 7] = [
+const MAIN: [&str; 9] = [
     "utf8guard",
     "utf8guard from_utf8",
     "std",
     "simdutf8 basic",
     "simdutf8 compat",
+    "ps-simdutf8 basic",
+    "ps-simdutf8 compat",
     "simdutf",
     "simdutf with_errors",
 ];

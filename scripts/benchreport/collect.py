@@ -208,7 +208,9 @@ def run_paired(exe, env, out, status, seconds, work, avx2_level):
 def run_avx2_level(mode, crit, exe, env, out, status, seconds):
     """On a CPU with AVX-512, the lipsum benchmarks once more with every
     library held to AVX2: utf8guard through UTF8GUARD_KERNEL, simdutf through
-    SIMDUTF_FORCE_IMPLEMENTATION (simdutf8 and std have no AVX-512 code).
+    SIMDUTF_FORCE_IMPLEMENTATION (simdutf8 and std have no AVX-512 code;
+    ps-simdutf8 has, and no setting to hold it back: there it stays the
+    stronger peer).
     Results go to their own criterion folder, beside the main one."""
     home = avx2_dir(crit)
     shutil.rmtree(home, ignore_errors=True)

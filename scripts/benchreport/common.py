@@ -46,8 +46,9 @@ OURS_POS = "utf8guard from_utf8"
 # each kernel the CPU has); these known ones come first, in this order.
 KERNELS = ["utf8guard scalar", "utf8guard sse42", "utf8guard avx2",
            "utf8guard avx2-shuffled", "utf8guard avx512", "utf8guard neon"]
-PEERS = ["std", "simdutf8 basic", "simdutf8 compat", "simdutf", "simdutf with_errors"]
-POSITIONAL_PEERS = ["std", "simdutf8 compat", "simdutf with_errors"]
+PEERS = ["std", "simdutf8 basic", "simdutf8 compat", "ps-simdutf8 basic", "ps-simdutf8 compat",
+         "simdutf", "simdutf with_errors"]
+POSITIONAL_PEERS = ["std", "simdutf8 compat", "ps-simdutf8 compat", "simdutf with_errors"]
 BASE = "simdutf8 basic"
 # Dispatched kernels above AVX2: with one of these, the lipsum benchmarks run
 # a second time at the AVX2 level (see run_avx2_level).
@@ -64,6 +65,8 @@ DESCRIPTIONS = [
     ("std", "`core::str::from_utf8`"),
     ("simdutf8 basic", "`simdutf8::basic::from_utf8`: yes or no (the baseline of every ratio)"),
     ("simdutf8 compat", "`simdutf8::compat::from_utf8`: std-compatible errors"),
+    ("ps-simdutf8 basic / compat", "the same from the `ps-simdutf8` crate: simdutf8 with its AVX-512 "
+     "kernel (merged on simdutf8's master in December 2025, not yet in a simdutf8 release)"),
     ("simdutf", "`simdutf::validate_utf8`: the C++ library through the `simdutf` crate, yes or no"),
     ("simdutf with_errors", "`simdutf::validate_utf8_with_errors`: the C++ library, with the error's position"),
 ]
@@ -100,6 +103,8 @@ COLORS = {
     "std": "#1f77b4",
     "simdutf8 basic": "#2ca02c",
     "simdutf8 compat": "#98df8a",
+    "ps-simdutf8 basic": "#d62728",
+    "ps-simdutf8 compat": "#ff9896",
     "simdutf": "#9467bd",
     "simdutf with_errors": "#c5b0d5",
 }
