@@ -123,8 +123,11 @@ ok
 # The core crates (and the core benchmarks' helpers), optimised; the Arrow,
 # DataFusion and Ballista crates have a step of their own below.
 heavy=(utf8guard-arrow utf8guard-datafusion utf8guard-bench-columns utf8guard-cluster)
-step "cargo test --workspace --profile ci (without the Arrow, DataFusion and Ballista crates)"
-cargo test --workspace --profile ci "${heavy[@]/#/--exclude=}"
+# The Python extension is built by maturin and tested through Python (its
+# own step below).
+excluded=("${heavy[@]}" utf8guard-python)
+step "cargo test --workspace --profile ci (without the Arrow, DataFusion, Ballista and Python crates)"
+cargo test --workspace --profile ci "${excluded[@]/#/--exclude=}"
 ok
 
 # The transcoders pick their scans and their checks by the dispatched
@@ -153,6 +156,40 @@ ok
 step "Arrow, DataFusion and Ballista crates: cargo test --profile integration"
 cargo test --profile integration "${heavy[@]/#/--package=}"
 ok
+
+# ------------------------------------------------------------- Python ----
+# The Python package (crates/utf8guard-python): maturin builds its wheel
+# (the ci profile, in target/python, kept between runs) and installs it
+# into a virtual environment under target/, where its tests run against
+# CPython's codecs. In CI it must run; elsewhere a missing python3, venv or
+# pip, or no access to PyPI (for maturin and pytest), skips it.
+step "Python package: maturin build + pytest"
+venv=target/python-venv
+python_env() {
+    have python3 || return 1
+    if [[ ! -x "$venv/bin/python" ]]; then
+        python3 -m venv "$venv" || { rm -rf "$venv"; return 1; }
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest
+}
+if ! have python3 || ! python3 -c "import ensurepip" 2>/dev/null; then
+    apt_install python3 python3-venv || true
+fi
+if python_env; then
+    rm -f target/python-wheels/utf8guard-*.whl
+    CARGO_TARGET_DIR=target/python "$venv/bin/maturin" build --profile ci \
+        --manifest-path crates/utf8guard-python/Cargo.toml --out target/python-wheels
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall \
+        --no-deps target/python-wheels/utf8guard-*.whl
+    python="$PWD/$venv/bin/python"
+    (cd crates/utf8guard-python && "$python" -m pytest -q -p no:cacheprovider tests)
+    ok
+elif $install; then
+    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest)"
+    exit 1
+else
+    skip "Python package (needs python3 with venv and pip, and PyPI for maturin and pytest; see docs/PYTHON.md)"
+fi
 
 # ------------------------------------------------- dispatch under qemu ----
 step "dispatch on emulated CPUs (qemu-x86_64)"

@@ -1,0 +1,262 @@
+//! Python bindings of utf8guard: `import utf8guard`.
+//!
+//! Built by maturin (`pyproject.toml`) as the extension module
+//! `utf8guard._utf8guard`, which the package `utf8guard`
+//! (`python/utf8guard/__init__.py`) re-exports. Every function takes any
+//! object with the buffer protocol and reads its bytes in place
+//! (`buffer::Input`); see `docs/PYTHON.md` for the Python API.
+
+use pyo3::exceptions::{PyUnicodeDecodeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use utf8guard::Dialect;
+
+mod buffer;
+mod names;
+
+use buffer::Input;
+use names::{Handler, Policy};
+
+/// Inputs at least this long are validated with the GIL released, so that
+/// other Python threads run meanwhile; shorter ones take less time than
+/// releasing and taking back the GIL is worth.
+const DETACH_AT: usize = 64 * 1024;
+
+/// Whether to check `input` with the GIL released: it is long enough to be
+/// worth it, and read-only. A writable buffer (a bytearray, an array) keeps
+/// the GIL, so that no Python thread writes into it while it is read: a
+/// write during the read would be a data race on the slice.
+fn detach(input: &Input) -> bool {
+    input.readonly() && input.bytes().len() >= DETACH_AT
+}
+
+/// The first ill-formed sequence that `check` found.
+///
+/// Not an exception: `check` returns it (and `None` for valid input).
+/// `start`/`valid_up_to` is the length of the longest valid prefix, `end`
+/// the end of the ill-formed sequence (its maximal subpart), `error_len`
+/// its length (`None` when the input ends inside a sequence, and then
+/// `end` is the input's length), `kind` the cause's name and `reason` its
+/// description, `encoding` the dialect's name.
+#[pyclass(frozen, eq, get_all, module = "utf8guard", name = "Utf8Error")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Utf8Error {
+    /// The dialect checked, by its name (`"utf-8"`, `"cesu-8"`, ...).
+    encoding: &'static str,
+    /// The length of the longest well-formed prefix.
+    valid_up_to: usize,
+    /// The same as `valid_up_to` (the name of `UnicodeDecodeError`).
+    start: usize,
+    /// Where the ill-formed sequence ends.
+    end: usize,
+    /// Its length; `None` when the input ends inside a sequence.
+    error_len: Option<usize>,
+    /// The cause, as a name (`"invalid_byte"`, `"overlong"`, ...).
+    kind: &'static str,
+    /// The cause, described (`"overlong encoding"`, ...).
+    reason: &'static str,
+}
+
+#[pymethods]
+impl Utf8Error {
+    fn __repr__(&self) -> String {
+        let error_len = match self.error_len {
+            Some(n) => n.to_string(),
+            None => "None".to_owned(),
+        };
+        // The names and descriptions are ASCII without quotes: a Python
+        // string literal is the text in single quotes.
+        format!(
+            "Utf8Error(encoding='{}', valid_up_to={}, error_len={}, end={}, kind='{}', reason='{}')",
+            self.encoding, self.valid_up_to, error_len, self.end, self.kind, self.reason
+        )
+    }
+
+    fn __str__(&self) -> String {
+        format!(
+            "{} at bytes {}..{}: {}",
+            self.encoding, self.start, self.end, self.reason
+        )
+    }
+}
+
+/// `True` when `data` (any object with the buffer protocol: bytes,
+/// bytearray, memoryview, mmap, array, ...) is well-formed UTF-8.
+///
+/// The bytes are read in place, never copied. Read-only inputs (bytes, a
+/// read-only memoryview or mmap) of 64 KiB or more are validated with the
+/// GIL released, so other threads run meanwhile; a writable one (a
+/// bytearray, an array) keeps the GIL, so that no thread writes into it
+/// while it is read.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn validate(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let input = Input::new(data)?;
+    let bytes = input.bytes();
+    if !detach(&input) {
+        return Ok(utf8guard::validate(bytes));
+    }
+    // Outside the GIL, `bytes` stays valid: the export (`input`) is held
+    // across the call, so the memory stays allocated and in place, and it
+    // is read-only, so no one writes into it.
+    Ok(py.detach(|| utf8guard::validate(bytes)))
+}
+
+/// `None` when `data` is well formed in `encoding`, else the first error,
+/// as a `Utf8Error` (returned, not raised).
+///
+/// `encoding` is a member of the UTF-8 family, by any name or alias that
+/// the library knows, in any case: `utf-8` (`utf8`, `strict`),
+/// `unicode-3.1`, `wtf-8`, `cesu-8`, `mutf-8` (`java`), `rfc2279`,
+/// `corrected-utf-8` (`corrected`). Unknown names raise `LookupError`.
+/// The GIL is released as in `validate`.
+#[pyfunction]
+#[pyo3(signature = (data, /, encoding = "utf-8"))]
+fn check(py: Python<'_>, data: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Option<Utf8Error>> {
+    let dialect = names::dialect(encoding)?;
+    let input = Input::new(data)?;
+    let bytes = input.bytes();
+    // As in `validate`: the export is held across the call.
+    let result = if !detach(&input) {
+        dialect.check(bytes)
+    } else {
+        py.detach(|| dialect.check(bytes))
+    };
+    Ok(result.err().map(|e| {
+        let start = e.valid_up_to();
+        Utf8Error {
+            encoding: dialect.name(),
+            valid_up_to: start,
+            start,
+            end: e.error_len().map_or(bytes.len(), |n| start + n),
+            error_len: e.error_len(),
+            kind: e.kind().name(),
+            reason: e.kind().description(),
+        }
+    }))
+}
+
+/// `data` decoded as UTF-8 to a `str`: `bytes(data).decode("utf-8", errors)`.
+///
+/// `errors` is CPython's `strict` (raise `UnicodeDecodeError`, with the
+/// attributes CPython's own decoder gives), `replace`, `ignore`,
+/// `backslashreplace` or `surrogateescape`, or one of the policies that
+/// CPython lacks, by the names `repair` takes: `jvm`, `per-byte`,
+/// `windows-1252`, `latin-1`. Unknown names raise `LookupError` (at once,
+/// where CPython waits for the first error). `encoding` must name strict
+/// UTF-8 (`utf-8`, `utf8`); the other dialects are for `check` only.
+#[pyfunction]
+#[pyo3(signature = (data, /, encoding = "utf-8", errors = "strict"))]
+fn decode<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    encoding: &str,
+    errors: &str,
+) -> PyResult<Bound<'py, PyString>> {
+    let dialect = names::dialect(encoding)?;
+    if dialect != Dialect::Utf8 {
+        return Err(PyValueError::new_err(format!(
+            "decode() decodes utf-8 only (not {}); check() validates every dialect",
+            dialect.name()
+        )));
+    }
+    let handler = names::decode_handler(errors)?;
+    let input = Input::new(data)?;
+    let bytes = input.bytes();
+    match handler {
+        Handler::Strict => match utf8guard::from_utf8(bytes) {
+            Ok(text) => Ok(PyString::new(py, text)),
+            Err(e) => Err(unicode_decode_error(py, bytes, &e)),
+        },
+        Handler::Repair(Policy::Text(replacement)) => {
+            Ok(PyString::new(py, &utf8guard::repair(bytes, replacement)))
+        }
+        Handler::Repair(Policy::Escape) => surrogate_escaped(py, &utf8guard::escape(bytes)),
+    }
+}
+
+/// `data` with every ill-formed sequence replaced as `replacement` says,
+/// as UTF-8 `bytes` (the command's `utf8guard repair`).
+///
+/// `replacement` is `maximal-subpart` (`std`, `whatwg`: one U+FFFD per
+/// maximal subpart, CPython's `replace`), `jvm` (`java`), `per-byte` (`go`),
+/// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`,
+/// `drop` (`ignore`), or `escape` (`surrogateescape`: each byte as a lone
+/// surrogate, written as WTF-8, so the result is WTF-8, not UTF-8).
+/// Unknown names raise `ValueError`.
+#[pyfunction]
+#[pyo3(signature = (data, /, replacement = "maximal-subpart"))]
+fn repair<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    replacement: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let policy = names::repair_policy(replacement)?;
+    let input = Input::new(data)?;
+    let bytes = input.bytes();
+    Ok(match policy {
+        Policy::Text(replacement) => {
+            PyBytes::new(py, utf8guard::repair(bytes, replacement).as_bytes())
+        }
+        Policy::Escape => PyBytes::new(py, &utf8guard::escape(bytes)),
+    })
+}
+
+/// The `UnicodeDecodeError` CPython's UTF-8 decoder raises for `error`
+/// in `bytes`: the same `start`, `end` and `reason`.
+///
+/// CPython (Objects/stringlib/codecs.h) ends an error at the maximal
+/// subpart, as the library does, and names it by what it saw: the input
+/// ended inside a sequence ("unexpected end of data"); a byte that starts
+/// no sequence ("invalid start byte": `80`..`C1`, `F5`..`FF`); or a lead
+/// byte followed by a byte that cannot continue it ("invalid continuation
+/// byte", however many bytes were valid before it).
+fn unicode_decode_error(py: Python<'_>, bytes: &[u8], error: &utf8guard::Utf8Error) -> PyErr {
+    let start = error.valid_up_to();
+    let (end, reason) = match error.error_len() {
+        None => (bytes.len(), "unexpected end of data"),
+        Some(len) => {
+            let reason = match bytes[start] {
+                0xC2..=0xF4 => "invalid continuation byte",
+                _ => "invalid start byte",
+            };
+            (start + len, reason)
+        }
+    };
+    let object = PyBytes::new(py, bytes);
+    PyUnicodeDecodeError::new_err(("utf-8", object.unbind(), start, end, reason))
+}
+
+/// The `str` of `wtf8`, the library's surrogate escape of the input (valid
+/// UTF-8 with lone surrogates U+DC80..U+DCFF, 3 bytes each, for the
+/// escaped bytes): CPython's UTF-8 decoder with `surrogatepass` reads those
+/// 3-byte forms as the surrogates.
+fn surrogate_escaped<'py>(py: Python<'py>, wtf8: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    if let Ok(text) = std::str::from_utf8(wtf8) {
+        return Ok(PyString::new(py, text));
+    }
+    let len = pyo3::ffi::Py_ssize_t::try_from(wtf8.len())
+        .map_err(|_| PyValueError::new_err("input too large"))?;
+    // SAFETY: `wtf8` is `len` readable bytes; the two C strings are
+    // NUL-terminated literals; the GIL is held (`py`). The call returns a
+    // new reference, or NULL with an exception set, which
+    // `from_owned_ptr_or_err` turns into `Err`.
+    let text = unsafe {
+        let ptr =
+            pyo3::ffi::PyUnicode_DecodeUTF8(wtf8.as_ptr().cast(), len, c"surrogatepass".as_ptr());
+        Bound::from_owned_ptr_or_err(py, ptr)?
+    };
+    Ok(text.cast_into::<PyString>()?)
+}
+
+/// utf8guard's Python module, `utf8guard._utf8guard`.
+#[pymodule]
+fn _utf8guard(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(repair, m)?)?;
+    m.add_class::<Utf8Error>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,233 @@
+"""Buffer types, names, errors, the GIL and reference counts."""
+
+import array
+import doctest
+import mmap
+import sys
+import threading
+import time
+
+import pytest
+
+import utf8guard
+
+TEXT = "naïve café, 東京, 😀 ".encode() * 10
+BAD = TEXT + b"\xe0\x80" + TEXT
+
+
+def buffers(raw):
+    """raw as each kind of buffer (the same bytes)."""
+    yield raw
+    yield bytearray(raw)
+    yield memoryview(raw)
+    yield memoryview(b"[" + raw + b"]")[1:-1]
+    yield memoryview(bytearray(raw)).toreadonly()
+    yield array.array("B", raw)
+    m = mmap.mmap(-1, max(len(raw), 1))
+    m.write(raw)
+    yield memoryview(m)[: len(raw)] if len(raw) != len(m) else m
+
+
+@pytest.mark.parametrize("raw", [b"", TEXT, BAD, b"\xff", TEXT + b"\xf0\x9f"])
+def test_every_buffer_type_gives_the_same_answers(raw):
+    for buf in buffers(raw):
+        assert utf8guard.validate(buf) is utf8guard.validate(raw)
+        assert utf8guard.check(buf) == utf8guard.check(raw)
+        for errors in ("replace", "surrogateescape", "ignore"):
+            assert utf8guard.decode(buf, errors=errors) == raw.decode("utf-8", errors)
+        assert utf8guard.repair(buf, "backslash") == raw.decode("utf-8", "backslashreplace").encode()
+        try:
+            raw.decode()
+        except UnicodeDecodeError as e:
+            with pytest.raises(UnicodeDecodeError) as got:
+                utf8guard.decode(buf)
+            assert got.value.args == e.args
+            assert type(got.value.object) is bytes
+        else:
+            assert utf8guard.decode(buf) == raw.decode()
+        if isinstance(buf, memoryview):
+            buf.release()
+
+
+def test_an_array_of_wider_items_is_read_as_its_bytes():
+    a = array.array("H", [0xA9C3, 0x0021])  # C3 A9 21 00 on a little-endian machine
+    assert utf8guard.decode(a) == bytes(a).decode()
+
+
+def test_a_non_contiguous_buffer_is_refused():
+    view = memoryview(b"abcdef")[::2]
+    for call in (utf8guard.validate, utf8guard.check, utf8guard.decode, utf8guard.repair):
+        with pytest.raises(BufferError, match="not C-contiguous"):
+            call(view)
+
+
+def test_objects_without_the_buffer_protocol_are_refused():
+    for call in (utf8guard.validate, utf8guard.check, utf8guard.decode, utf8guard.repair):
+        with pytest.raises(TypeError):
+            call("a str")
+        with pytest.raises(TypeError):
+            call(None)
+
+
+def test_the_export_is_released():
+    data = bytearray(BAD)
+    for call in (utf8guard.validate, utf8guard.check, utf8guard.repair):
+        call(data)
+    with pytest.raises(UnicodeDecodeError):
+        utf8guard.decode(data)
+    data.extend(b"more")  # a bytearray cannot be resized while exported
+    m = mmap.mmap(-1, 4096)
+    utf8guard.validate(m)
+    m.close()  # nor an mmap closed
+
+
+def test_check_of_each_dialect():
+    cesu = b"smile \xed\xa0\xbd\xed\xb8\x80"
+    assert utf8guard.check(cesu, "cesu-8") is None
+    assert utf8guard.check(cesu, encoding="CESU8") is None
+    err = utf8guard.check(cesu)
+    assert (err.encoding, err.start, err.valid_up_to, err.end, err.error_len) == ("utf-8", 6, 6, 7, 1)
+    assert (err.kind, err.reason) == ("surrogate", "UTF-16 surrogate code point")
+    err = utf8guard.check(b"\xed\xa0\xbd!", "cesu-8")
+    assert (err.start, err.error_len, err.kind) == (0, 3, "lone_surrogate")
+    assert utf8guard.check(b"\xed\xa0\xbd!", "wtf-8") is None
+    assert utf8guard.check(b"nul: \xc0\x80", "java") is None
+    err = utf8guard.check(b"nul: \x00", "mutf-8")
+    assert (err.start, err.end, err.kind, err.encoding) == (5, 6, "nul", "mutf-8")
+    assert utf8guard.check(b"\xf8\x88\x80\x80\x80", "rfc2279") is None
+    assert utf8guard.check(b"\xed\xa0\x80\xed\xb0\x80", "unicode-3.1") is None
+    assert utf8guard.check(b"\xed\xa0\x80\xed\xb0\x80", "wtf8").kind == "surrogate_pair"
+    assert utf8guard.check(b"abc", "corrected") is None
+    err = utf8guard.check(b"ab\xe2\x82")
+    assert (err.start, err.end, err.error_len, err.kind) == (2, 4, None, "incomplete")
+    assert repr(err) == ("Utf8Error(encoding='utf-8', valid_up_to=2, error_len=None, end=4, "
+                         "kind='incomplete', reason='input ends inside a multi-byte sequence')")
+    assert str(err) == "utf-8 at bytes 2..4: input ends inside a multi-byte sequence"
+    for name in ("utf-8", "utf8", "UTF_8", "unicode-3.1", "wtf-8", "cesu-8", "mutf-8", "rfc2279",
+                 "corrected-utf-8"):
+        assert utf8guard.check(b"ok", name) is None
+    with pytest.raises(LookupError, match="unknown encoding.*cesu-8"):
+        utf8guard.check(b"", "utf-16")
+
+
+def test_names_of_handlers_and_policies():
+    assert utf8guard.decode(b"caf\xe9 \x80", errors="windows-1252") == "café €"
+    assert utf8guard.decode(b"caf\xe9 \x80", errors="cp1252") == "café €"
+    assert utf8guard.decode(b"caf\xe9", errors="latin-1") == "café"
+    assert utf8guard.decode(b"\xf0\x9f\x98!", errors="per-byte") == "\ufffd\ufffd\ufffd!"
+    assert utf8guard.decode(b"\xed\xa0\x80!", errors="jvm") == "\ufffd!"
+    assert utf8guard.decode(b"\xed\xa0\x80!", errors="replace") == "\ufffd\ufffd\ufffd!"
+    assert utf8guard.decode(b"a\xffb", errors="surrogateescape") == "a\udcffb"
+    assert utf8guard.repair(b"a\xffb", "escape") == b"a\xed\xb3\xbfb"
+    assert utf8guard.repair(b"a\xffb") == "a\ufffdb".encode()
+    with pytest.raises(ValueError, match="unknown replacement policy 'bogus'; known: maximal-subpart"):
+        utf8guard.repair(b"", "bogus")
+    with pytest.raises(LookupError, match="unknown error handler name 'bogus'"):
+        utf8guard.decode(b"", errors="bogus")
+    with pytest.raises(LookupError):
+        utf8guard.decode(b"", encoding="latin-9")
+    with pytest.raises(ValueError, match="utf-8 only"):
+        utf8guard.decode(b"", encoding="cesu-8")
+    assert utf8guard.decode(b"ok", "UTF8", "strict") == "ok"
+
+
+def test_validate_releases_the_gil():
+    """A thread counts while validate runs on 200 MB: it can only count
+    if the GIL is released (the switch interval, raised to 10 s, takes
+    the GIL from no thread meanwhile)."""
+    big = "é".encode() * (100 * 1024 * 1024)
+    counter = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)  # hands the GIL back to the main thread at once
+
+    interval = sys.getswitchinterval()
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        time.sleep(0.01)
+        sys.setswitchinterval(10)
+        during = 0
+        for _ in range(3):
+            before = counter[0]
+            assert utf8guard.validate(big)
+            during += counter[0] - before
+        # The same with the GIL held throughout: a 60 KiB input, below
+        # the threshold, many times (each call is no longer than one of
+        # the big ones, so a switch inside it would show).
+        small = big[: 60 * 1024]
+        held = 0
+        for _ in range(200):
+            before = counter[0]
+            utf8guard.validate(small)
+            held += counter[0] - before
+    finally:
+        sys.setswitchinterval(interval)
+        stop.set()
+        thread.join()
+    assert during > 10, during
+    assert held == 0, held
+
+
+def test_a_writable_buffer_keeps_the_gil():
+    """A bytearray could be written into by another thread while it is
+    read: validate keeps the GIL for it however long it is."""
+    big = bytearray("é".encode() * (50 * 1024 * 1024))
+    counter = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        time.sleep(0.01)
+        sys.setswitchinterval(10)
+        before = counter[0]
+        assert utf8guard.validate(big)
+        assert utf8guard.check(big) is None
+        during = counter[0] - before
+    finally:
+        sys.setswitchinterval(interval)
+        stop.set()
+        thread.join()
+    assert during == 0, during
+
+
+def test_no_reference_is_leaked():
+    for raw in (TEXT, BAD):
+        for buf in (raw, bytearray(raw), memoryview(raw)):
+            before = sys.getrefcount(buf)
+            for _ in range(100):
+                utf8guard.validate(buf)
+                utf8guard.check(buf)
+                utf8guard.check(buf, "cesu-8")
+                utf8guard.repair(buf)
+                utf8guard.repair(buf, "escape")
+                utf8guard.decode(buf, errors="replace")
+                utf8guard.decode(buf, errors="surrogateescape")
+                try:
+                    utf8guard.decode(buf)
+                except UnicodeDecodeError:
+                    pass
+                try:
+                    utf8guard.validate("not a buffer")
+                except TypeError:
+                    pass
+            assert sys.getrefcount(buf) == before
+
+
+def test_the_package():
+    assert utf8guard.__version__ == "0.1.0"
+    for name in ("validate", "check", "decode", "repair", "Utf8Error"):
+        assert getattr(utf8guard, name).__doc__
+    assert utf8guard.Utf8Error.__module__ == "utf8guard"
+    # The examples of the package's docstring.
+    assert doctest.testmod(utf8guard).failed == 0
