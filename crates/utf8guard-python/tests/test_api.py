@@ -1,6 +1,7 @@
 """Buffer types, names, errors, the GIL and reference counts."""
 
 import array
+import contextlib
 import doctest
 import mmap
 import sys
@@ -131,11 +132,11 @@ def test_names_of_handlers_and_policies():
     assert utf8guard.decode(b"ok", "UTF8", "strict") == "ok"
 
 
-def test_validate_releases_the_gil():
-    """A thread counts while validate runs on 200 MB: it can only count
-    if the GIL is released (the switch interval, raised to 10 s, takes
-    the GIL from no thread meanwhile)."""
-    big = "é".encode() * (100 * 1024 * 1024)
+@contextlib.contextmanager
+def counting_thread():
+    """A thread that counts as long as it holds the GIL, with the switch
+    interval raised to 10 s: while the main thread calls into utf8guard,
+    the count goes up only if the call released the GIL."""
     counter = [0]
     stop = threading.Event()
 
@@ -150,54 +151,42 @@ def test_validate_releases_the_gil():
     try:
         time.sleep(0.01)
         sys.setswitchinterval(10)
-        during = 0
-        for _ in range(3):
-            before = counter[0]
-            assert utf8guard.validate(big)
-            during += counter[0] - before
-        # The same with the GIL held throughout: a 60 KiB input, below
-        # the threshold, many times (each call is no longer than one of
-        # the big ones, so a switch inside it would show).
-        small = big[: 60 * 1024]
-        held = 0
-        for _ in range(200):
-            before = counter[0]
-            utf8guard.validate(small)
-            held += counter[0] - before
+        yield counter
     finally:
         sys.setswitchinterval(interval)
         stop.set()
         thread.join()
+
+
+def test_validate_releases_the_gil():
+    """A thread counts while validate runs on 200 MB; not while it runs,
+    as often, on 60 KiB, below the threshold (each call no longer than
+    one of the big ones, so a switch inside it would show)."""
+    big = "é".encode() * (100 * 1024 * 1024)
+    small = big[: 60 * 1024]
+    during = held = 0
+    with counting_thread() as counter:
+        for _ in range(3):
+            before = counter[0]
+            assert utf8guard.validate(big)
+            during += counter[0] - before
+        for _ in range(200):
+            before = counter[0]
+            utf8guard.validate(small)
+            held += counter[0] - before
     assert during > 10, during
     assert held == 0, held
 
 
 def test_a_writable_buffer_keeps_the_gil():
     """A bytearray could be written into by another thread while it is
-    read: validate keeps the GIL for it however long it is."""
+    read: validate and check keep the GIL for it however long it is."""
     big = bytearray("é".encode() * (50 * 1024 * 1024))
-    counter = [0]
-    stop = threading.Event()
-
-    def count():
-        while not stop.is_set():
-            counter[0] += 1
-            time.sleep(0)
-
-    interval = sys.getswitchinterval()
-    thread = threading.Thread(target=count)
-    thread.start()
-    try:
-        time.sleep(0.01)
-        sys.setswitchinterval(10)
+    with counting_thread() as counter:
         before = counter[0]
         assert utf8guard.validate(big)
         assert utf8guard.check(big) is None
         during = counter[0] - before
-    finally:
-        sys.setswitchinterval(interval)
-        stop.set()
-        thread.join()
     assert during == 0, during
 
 
