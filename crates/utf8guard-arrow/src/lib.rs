@@ -21,7 +21,11 @@
 //!   [`binary_view_to_string_view_lossy`]), or under any of utf8guard's
 //!   repair policies ([`Replacement`]: the JDK's decoder, Windows-1252 or
 //!   Latin-1 for the bytes of mixed files, `\xNN`, dropped;
-//!   [`binary_to_string_repaired`], [`binary_view_to_string_view_repaired`]).
+//!   [`binary_to_string_repaired`], [`binary_view_to_string_view_repaired`]);
+//! - a whole record batch at once: [`validate_batch`] checks every binary
+//!   and string column, [`repair_batch`] makes every string column UTF-8
+//!   (for batches from IPC, the C Data Interface or Parquet whose strings
+//!   were never checked).
 //!
 //! Errors name the row, the byte offset inside the row's value and the
 //! cause ([`Error`]).
@@ -59,6 +63,7 @@
 #![warn(missing_docs)]
 
 mod ascii;
+mod batch;
 mod error;
 mod offsets;
 mod views;
@@ -68,6 +73,7 @@ use arrow_array::Array;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::DataType;
 
+pub use batch::{repair_batch, validate_batch, ColumnError};
 pub use error::Error;
 pub use offsets::{
     binary_to_string, binary_to_string_lossy, binary_to_string_or_null, binary_to_string_repaired,
