@@ -307,11 +307,13 @@ pub fn utf8_subjects(only: Option<Kernel>) -> Vec<Subject> {
     subjects
 }
 
-/// One subject per repair policy and one for the escape, each answering
-/// through one of the library's forms, chosen at random: the whole input
-/// at once (`repair`, `escape`), a `Repairer` or `Escaper` given random
-/// pieces, or a `RepairReader` read with random buffer sizes.
-fn repair_subjects() -> Vec<Subject> {
+/// One subject per repair policy (in the order of `Replacement::ALL`) and
+/// one for the escape, last, each answering through one of the library's
+/// forms, chosen at random: the whole input at once (`repair`, `escape`),
+/// a `Repairer` or `Escaper` given random pieces, or a `RepairReader` read
+/// with random buffer sizes. Part of the registry; alone, the fuzz target
+/// of one policy.
+pub fn repair_subjects() -> Vec<Subject> {
     let mut subjects: Vec<Subject> = Replacement::ALL
         .into_iter()
         .map(|policy| {
