@@ -77,15 +77,21 @@ mod tests {
     /// Every byte pair's verdict from [`LEADS`] is the oracle's: a lead
     /// followed by a byte in its second range starts a well-formed sequence
     /// (finished with continuation bytes), and any other pair does not.
+    /// Under Miri, which checks for undefined behaviour rather than the
+    /// table, every lead with a sample of the second bytes (the ranges'
+    /// ends among them).
     #[test]
     fn leads_agree_with_the_oracle() {
+        let every: [u8; 256] = core::array::from_fn(|b| b as u8);
+        let sample = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF];
+        let seconds: &[u8] = if cfg!(miri) { &sample } else { &every };
         for lead in 0..=255u8 {
             let info = LEADS[usize::from(lead)];
             if lead < 0x80 {
                 assert_eq!(info.width, 1);
                 continue;
             }
-            for second in 0..=255u8 {
+            for &second in seconds {
                 let mut seq = [lead, second, 0x80, 0x80];
                 let width = usize::from(info.width.max(2));
                 let fits = info.width >= 2 && (info.second.0..=info.second.1).contains(&second);
