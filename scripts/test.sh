@@ -161,8 +161,9 @@ ok
 # The Python package (crates/utf8guard-python): maturin builds its wheel
 # (the ci profile, in target/python, kept between runs) and installs it
 # into a virtual environment under target/, where its tests run against
-# CPython's codecs. In CI it must run; elsewhere a missing python3, venv or
-# pip, or no access to PyPI (for maturin and pytest), skips it.
+# CPython's codecs and pyarrow (the Arrow PyCapsule functions). In CI it
+# must run; elsewhere a missing python3, venv or pip, or no access to PyPI
+# (for maturin, pytest and pyarrow), skips it.
 step "Python package: maturin build + pytest"
 venv=target/python-venv
 python_env() {
@@ -170,7 +171,7 @@ python_env() {
     if [[ ! -x "$venv/bin/python" ]]; then
         python3 -m venv "$venv" || { rm -rf "$venv"; return 1; }
     fi
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest pyarrow
 }
 if ! have python3 || ! python3 -c "import ensurepip" 2>/dev/null; then
     apt_install python3 python3-venv || true
@@ -185,10 +186,10 @@ if python_env; then
     (cd crates/utf8guard-python && "$python" -m pytest -q -p no:cacheprovider tests)
     ok
 elif $install; then
-    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest)"
+    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest, pyarrow)"
     exit 1
 else
-    skip "Python package (needs python3 with venv and pip, and PyPI for maturin and pytest; see docs/PYTHON.md)"
+    skip "Python package (needs python3 with venv and pip, and PyPI for maturin, pytest and pyarrow; see docs/PYTHON.md)"
 fi
 
 # ------------------------------------------------- dispatch under qemu ----

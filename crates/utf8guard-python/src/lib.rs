@@ -11,8 +11,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use utf8guard::Dialect;
 
+mod arrow;
 mod buffer;
+mod files;
 mod names;
+mod transcode;
 
 use buffer::Input;
 use names::{Handler, Policy};
@@ -26,7 +29,7 @@ const DETACH_AT: usize = 64 * 1024;
 /// worth it, and read-only. A writable buffer (a bytearray, an array) keeps
 /// the GIL, so that no Python thread writes into it while it is read: a
 /// write during the read would be a data race on the slice.
-fn detach(input: &Input) -> bool {
+pub(crate) fn detach(input: &Input) -> bool {
     input.readonly() && input.bytes().len() >= DETACH_AT
 }
 
@@ -44,17 +47,33 @@ pub struct Utf8Error {
     /// The dialect checked, by its name (`"utf-8"`, `"cesu-8"`, ...).
     encoding: &'static str,
     /// The length of the longest well-formed prefix.
-    valid_up_to: usize,
+    valid_up_to: u64,
     /// The same as `valid_up_to` (the name of `UnicodeDecodeError`).
-    start: usize,
+    start: u64,
     /// Where the ill-formed sequence ends.
-    end: usize,
+    end: u64,
     /// Its length; `None` when the input ends inside a sequence.
     error_len: Option<usize>,
     /// The cause, as a name (`"invalid_byte"`, `"overlong"`, ...).
     kind: &'static str,
     /// The cause, described (`"overlong encoding"`, ...).
     reason: &'static str,
+}
+
+impl Utf8Error {
+    /// `error` of `dialect`, the ill-formed sequence at `start..end` of
+    /// the input (a file's offsets, `error`'s own counted from a block).
+    pub(crate) fn at(dialect: Dialect, error: &utf8guard::Utf8Error, start: u64, end: u64) -> Self {
+        Utf8Error {
+            encoding: dialect.name(),
+            valid_up_to: start,
+            start,
+            end,
+            error_len: error.error_len(),
+            kind: error.kind().name(),
+            reason: error.kind().description(),
+        }
+    }
 }
 
 #[pymethods]
@@ -124,15 +143,8 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Op
     };
     Ok(result.err().map(|e| {
         let start = e.valid_up_to();
-        Utf8Error {
-            encoding: dialect.name(),
-            valid_up_to: start,
-            start,
-            end: e.error_len().map_or(bytes.len(), |n| start + n),
-            error_len: e.error_len(),
-            kind: e.kind().name(),
-            reason: e.kind().description(),
-        }
+        let end = e.error_len().map_or(bytes.len(), |n| start + n);
+        Utf8Error::at(dialect, &e, start as u64, end as u64)
     }))
 }
 
@@ -145,6 +157,8 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Op
 /// `windows-1252`, `latin-1`. Unknown names raise `LookupError` (at once,
 /// where CPython waits for the first error). `encoding` must name strict
 /// UTF-8 (`utf-8`, `utf8`); the other dialects are for `check` only.
+/// The validation or repair runs with the GIL released for read-only
+/// inputs of 64 KiB or more, as in `validate`; the `str` is made with it.
 #[pyfunction]
 #[pyo3(signature = (data, /, encoding = "utf-8", errors = "strict"))]
 fn decode<'py>(
@@ -163,15 +177,35 @@ fn decode<'py>(
     let handler = names::decode_handler(errors)?;
     let input = Input::new(data)?;
     let bytes = input.bytes();
+    // As in `validate`: the export is held across the call, and the bytes
+    // (and the `Cow`s borrowing them) are read only.
+    let result = if detach(&input) {
+        py.detach(|| decoded(bytes, handler))
+    } else {
+        decoded(bytes, handler)
+    };
+    match result {
+        Decoded::Text(Ok(text)) => Ok(PyString::new(py, text)),
+        Decoded::Text(Err(e)) => Err(unicode_decode_error(py, bytes, &e)),
+        Decoded::Repaired(text) => Ok(PyString::new(py, &text)),
+        Decoded::Escaped(wtf8) => surrogate_escaped(py, &wtf8),
+    }
+}
+
+/// What `decode` made of the bytes, before the `str` is built.
+enum Decoded<'a> {
+    Text(Result<&'a str, utf8guard::Utf8Error>),
+    Repaired(std::borrow::Cow<'a, str>),
+    Escaped(std::borrow::Cow<'a, [u8]>),
+}
+
+fn decoded(bytes: &[u8], handler: Handler) -> Decoded<'_> {
     match handler {
-        Handler::Strict => match utf8guard::from_utf8(bytes) {
-            Ok(text) => Ok(PyString::new(py, text)),
-            Err(e) => Err(unicode_decode_error(py, bytes, &e)),
-        },
+        Handler::Strict => Decoded::Text(utf8guard::from_utf8(bytes)),
         Handler::Repair(Policy::Text(replacement)) => {
-            Ok(PyString::new(py, &utf8guard::repair(bytes, replacement)))
+            Decoded::Repaired(utf8guard::repair(bytes, replacement))
         }
-        Handler::Repair(Policy::Escape) => surrogate_escaped(py, &utf8guard::escape(bytes)),
+        Handler::Repair(Policy::Escape) => Decoded::Escaped(utf8guard::escape(bytes)),
     }
 }
 
@@ -183,7 +217,8 @@ fn decode<'py>(
 /// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`,
 /// `drop` (`ignore`), or `escape` (`surrogateescape`: each byte as a lone
 /// surrogate, written as WTF-8, so the result is WTF-8, not UTF-8).
-/// Unknown names raise `ValueError`.
+/// Unknown names raise `ValueError`. The repair runs with the GIL
+/// released for read-only inputs of 64 KiB or more, as in `validate`.
 #[pyfunction]
 #[pyo3(signature = (data, /, replacement = "maximal-subpart"))]
 fn repair<'py>(
@@ -194,12 +229,20 @@ fn repair<'py>(
     let policy = names::repair_policy(replacement)?;
     let input = Input::new(data)?;
     let bytes = input.bytes();
-    Ok(match policy {
-        Policy::Text(replacement) => {
-            PyBytes::new(py, utf8guard::repair(bytes, replacement).as_bytes())
-        }
-        Policy::Escape => PyBytes::new(py, &utf8guard::escape(bytes)),
-    })
+    let repaired = || match policy {
+        Policy::Text(replacement) => match utf8guard::repair(bytes, replacement) {
+            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
+            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+        },
+        Policy::Escape => utf8guard::escape(bytes),
+    };
+    // As in `validate`: the export is held across the call.
+    let out = if detach(&input) {
+        py.detach(repaired)
+    } else {
+        repaired()
+    };
+    Ok(PyBytes::new(py, &out))
 }
 
 /// The `UnicodeDecodeError` CPython's UTF-8 decoder raises for `error`
@@ -256,7 +299,14 @@ fn _utf8guard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
+    m.add_function(wrap_pyfunction!(transcode::transcode, m)?)?;
+    m.add_function(wrap_pyfunction!(files::check_file, m)?)?;
+    m.add_function(wrap_pyfunction!(files::repair_file, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::validate_array, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::binary_to_string, m)?)?;
     m.add_class::<Utf8Error>()?;
+    m.add_class::<arrow::ArrowArray>()?;
+    m.add("ArrowUtf8Error", m.py().get_type::<arrow::ArrowUtf8Error>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -178,6 +178,41 @@ def test_validate_releases_the_gil():
     assert held == 0, held
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda data: utf8guard.decode(data),
+        lambda data: utf8guard.decode(data, errors="replace"),
+        lambda data: utf8guard.decode(data, errors="surrogateescape"),
+        lambda data: utf8guard.repair(data),
+        lambda data: utf8guard.repair(data, "escape"),
+        lambda data: utf8guard.transcode(data, "utf-8", "utf-16-le"),
+    ],
+    ids=["decode", "decode-replace", "decode-escape", "repair", "repair-escape", "transcode"],
+)
+def test_decode_and_repair_release_the_gil(call):
+    """As validate: a thread counts while decode, repair and transcode
+    work on 100 MB (with an error at the end, so that the repair does
+    the work), and not during inputs below 64 KiB."""
+    big = "é".encode() * (50 * 1024 * 1024) + b"\xff"
+    small = big[: 60 * 1024]
+    during = held = 0
+    with counting_thread() as counter:
+        for _ in range(2):
+            before = counter[0]
+            try:
+                call(big)
+            except UnicodeDecodeError:
+                pass
+            during += counter[0] - before
+        for _ in range(100):
+            before = counter[0]
+            call(small)
+            held += counter[0] - before
+    assert during > 10, during
+    assert held == 0, held
+
+
 def test_a_writable_buffer_keeps_the_gil():
     """A bytearray could be written into by another thread while it is
     read: validate and check keep the GIL for it however long it is."""
@@ -215,7 +250,20 @@ def test_no_reference_is_leaked():
 
 def test_the_package():
     assert utf8guard.__version__ == "0.1.0"
-    for name in ("validate", "check", "decode", "repair", "Utf8Error"):
+    for name in (
+        "validate",
+        "check",
+        "decode",
+        "repair",
+        "Utf8Error",
+        "transcode",
+        "check_file",
+        "repair_file",
+        "validate_array",
+        "binary_to_string",
+        "ArrowArray",
+        "ArrowUtf8Error",
+    ):
         assert getattr(utf8guard, name).__doc__
     assert utf8guard.Utf8Error.__module__ == "utf8guard"
     # The examples of the package's docstring.

@@ -1,10 +1,13 @@
 """Type stubs of the extension module utf8guard._utf8guard."""
 
-from typing import Final, Optional
+import os
+from typing import Any, Final, Literal, Optional, TypedDict, Union, overload
 
 from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 __version__: Final[str]
+
+StrPath = Union[str, os.PathLike[str]]
 
 class Utf8Error:
     """The first ill-formed sequence that `check` found (returned, not raised)."""
@@ -43,3 +46,53 @@ def decode(data: Buffer, /, encoding: str = "utf-8", errors: str = "strict") -> 
 
 def repair(data: Buffer, /, replacement: str = "maximal-subpart") -> bytes:
     """data with every ill-formed sequence replaced, as UTF-8 (WTF-8 for "escape")."""
+
+def transcode(data: Buffer, /, from_: str, to: str, errors: str = "strict") -> bytes:
+    """data converted between UTF-8 family dialects and "utf-16-le"/"utf-16-be".
+
+    errors is "strict" (raise UnicodeDecodeError with start/end in bytes of data)
+    or "replace" (U+FFFD per maximal subpart or unencodable code point).
+    """
+
+@overload
+def check_file(path: StrPath, /, all: Literal[False] = False) -> Optional[Utf8Error]: ...
+@overload
+def check_file(path: StrPath, /, all: Literal[True]) -> list[Utf8Error]: ...
+def check_file(path: StrPath, /, all: bool = False) -> Union[Optional[Utf8Error], list[Utf8Error]]:
+    """The file's first UTF-8 error (None if valid), or every error with all=True (GIL released)."""
+
+class RepairStats(TypedDict):
+    replacements: int
+    first_replacement: Optional[int]
+    bytes_read: int
+    bytes_written: int
+
+def repair_file(src: StrPath, dst: StrPath, /, replacement: str = "maximal-subpart") -> RepairStats:
+    """Copies src to dst with ill-formed sequences replaced (streamed, atomic rename, GIL released)."""
+
+class ArrowUtf8Error(ValueError):
+    """A row of an Arrow array that is not UTF-8."""
+
+    row: int
+    offset: int
+    error_len: Optional[int]
+    kind: str
+
+class ArrowArray:
+    """A string array made by utf8guard, exported through the Arrow PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[object] = None) -> tuple[object, object]:
+        """The (schema, array) PyCapsules; each call exports the array anew."""
+    @property
+    def type(self) -> str:
+        """The Arrow type, as arrow-rs names it: "Utf8", "LargeUtf8", "Utf8View"."""
+    @property
+    def null_count(self) -> int:
+        """The number of null rows."""
+    def __len__(self) -> int: ...
+
+def validate_array(array: Any, /) -> None:
+    """Raises ArrowUtf8Error (row, offset) unless every value of an Arrow binary/string array is UTF-8."""
+
+def binary_to_string(array: Any, /, errors: str = "strict") -> Union[ArrowArray, list[ArrowArray]]:
+    """An Arrow binary array as a string array (zero-copy when valid); errors: strict, null, or a policy."""
