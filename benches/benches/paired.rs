@@ -40,7 +40,13 @@
 //!   `String::from_utf16`; `transcode/corrected-to-utf8/<script>`
 //!   and `transcode/utf8-to-corrected/<script>` for their throughput, with
 //!   the reference conversion (the scalar decoder and encoder, a code point
-//!   at a time) beside them.
+//!   at a time) beside them. `transcode/latin1-to-utf8/<text>`,
+//!   `transcode/utf8-to-latin1/<text>`, `transcode/windows1252-to-utf8/<text>`
+//!   and `transcode/utf8-to-windows1252/<text>` (on the Latin lipsum and on
+//!   French, German and typographic text, where the encoding holds it)
+//!   against simdutf's Latin-1 conversions and encoding_rs;
+//!   `transcode/utf8-to-utf32/<script>` and `transcode/utf32-to-utf8/<script>`
+//!   against simdutf and std.
 //! - `par-256MiB`, `par-64MiB`, `stream-64MiB`, `lossy/<input>`,
 //!   `chunks/<input>`, `offsets-1M`: the
 //!   ingestion APIs against their sequential or std counterparts; with the
@@ -1356,6 +1362,261 @@ fn transcode_changing(r: &mut Runner) {
     transcode_sparse(r, latin);
 }
 
+/// Text in Latin-1's letters: French and German sentences, `len` bytes of
+/// UTF-8 or so, for the single-byte comparisons (the Latin lipsum is all
+/// ASCII).
+fn latin1_text(language: &str, len: usize) -> String {
+    let sentence = match language {
+        "French" => "Le cœur déçu mais l'âme plutôt naïve, Louÿs rêva de crapaüter en canoë au delà des îles, près du mälström où brûlent les novæ. Voilà où ça mène, à force d'économiser : élève, maître, forêt. ",
+        "German" => "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich. Fix, Schwyz! quäkt Jürgen blöd vom Paß. Die Straße führt über Brücken, Gärten und Höfe. ",
+        _ => "« Il a dit : “c’est 10 € – pas plus…” » et l’œuvre coûte 20 €. ‘Ça’ suffit — Šárka, Œdipe, Ÿves. ",
+    };
+    // Without the characters the encodings lack (œ, æ are Windows-1252's
+    // only): Latin-1 takes the French and German texts with œ spelled oe.
+    let sentence = if language == "Typographic" {
+        sentence.to_string()
+    } else {
+        sentence.replace('œ', "oe").replace('æ', "ae")
+    };
+    let mut text = String::new();
+    while text.len() < len {
+        text.push_str(&sentence);
+    }
+    text
+}
+
+/// `transcode/{latin1,windows1252}-to-utf8/<text>` and back:
+/// utf8guard's single-byte conversions (into buffers of the most they can
+/// write) against simdutf's Latin-1 conversions and encoding_rs (its
+/// `mem` Latin-1 functions, which do not check UTF-8, and its Windows-1252
+/// decoder and encoder, which take a `str`) on the Latin lipsum (ASCII)
+/// and text in Latin-1's letters; `transcode/utf8-to-utf32/<script>` and
+/// `transcode/utf32-to-utf8/<script>` against simdutf's validating
+/// conversions and std's `chars` on every lipsum file.
+fn transcode_single_byte_and_utf32(r: &mut Runner) {
+    use utf8guard::SingleByte;
+    let files = match inputs::lipsum() {
+        Ok(files) => files,
+        Err(why) => {
+            eprintln!("paired: transcode/latin1, windows1252, utf32 skipped: {why}");
+            return;
+        }
+    };
+    let mut texts: Vec<(String, String)> = files
+        .iter()
+        .filter(|f| f.name == "Latin")
+        .map(|f| {
+            (
+                f.name.clone(),
+                String::from_utf8(f.bytes.clone()).expect("UTF-8"),
+            )
+        })
+        .collect();
+    for language in ["French", "German", "Typographic"] {
+        texts.push((language.to_string(), latin1_text(language, 64 * 1024)));
+    }
+    for (encoding, short) in [
+        (SingleByte::Latin1, "latin1"),
+        (SingleByte::Windows1252, "windows1252"),
+    ] {
+        for (name, text) in &texts {
+            let Ok(bytes): Result<Vec<u8>, _> =
+                text.chars().map(|c| encoding.encode(c).ok_or(c)).collect()
+            else {
+                continue;
+            };
+            let (bytes, utf8) = (&bytes[..], text.as_bytes());
+            let label = format!("{short}-to-utf8/{name}");
+            let mut cmp = Comparison::new("transcode", &label, bytes.len() as u64);
+            if r.wanted(&cmp.id()) {
+                let mut out = vec![0u8; 3 * bytes.len()];
+                let p = utf8guard::single_byte_to_utf8_into(encoding, bytes, &mut out);
+                assert_eq!(&out[..p.written], utf8, "{label}");
+                cmp.add("utf8guard single_byte_to_utf8_into", move || {
+                    let p = utf8guard::single_byte_to_utf8_into(
+                        encoding,
+                        std::hint::black_box(bytes),
+                        &mut out,
+                    );
+                    p.written as u64
+                });
+                cmp.add("utf8guard single_byte_to_utf8 (Vec)", move || {
+                    let mut out = Vec::new();
+                    utf8guard::single_byte_to_utf8(encoding, std::hint::black_box(bytes), &mut out);
+                    out.len() as u64
+                });
+                if encoding == SingleByte::Latin1 {
+                    let mut out = vec![0u8; 2 * bytes.len()];
+                    cmp.add("simdutf convert_latin1_to_utf8", move || {
+                        let src = std::hint::black_box(bytes);
+                        // SAFETY: `out` has room for 2 bytes a byte, the
+                        // most Latin-1 takes in UTF-8.
+                        unsafe {
+                            simdutf::convert_latin1_to_utf8(
+                                src.as_ptr(),
+                                src.len(),
+                                out.as_mut_ptr(),
+                            ) as u64
+                        }
+                    });
+                    let mut out = vec![0u8; 2 * bytes.len()];
+                    cmp.add("encoding_rs mem::convert_latin1_to_utf8", move || {
+                        encoding_rs::mem::convert_latin1_to_utf8(
+                            std::hint::black_box(bytes),
+                            &mut out,
+                        ) as u64
+                    });
+                } else {
+                    let mut out = vec![0u8; 3 * bytes.len() + 16];
+                    cmp.add("encoding_rs decode_to_utf8", move || {
+                        let mut decoder =
+                            encoding_rs::WINDOWS_1252.new_decoder_without_bom_handling();
+                        let (_, _, written) = decoder.decode_to_utf8_without_replacement(
+                            std::hint::black_box(bytes),
+                            &mut out,
+                            true,
+                        );
+                        written as u64
+                    });
+                }
+                r.run(cmp, 2.0);
+            }
+            let label = format!("utf8-to-{short}/{name}");
+            let mut cmp = Comparison::new("transcode", &label, utf8.len() as u64);
+            if r.wanted(&cmp.id()) {
+                let mut out = vec![0u8; utf8.len()];
+                let p = utf8guard::utf8_to_single_byte_into(
+                    encoding,
+                    utf8,
+                    Policy::Strict,
+                    &mut out,
+                    true,
+                );
+                assert_eq!(&out[..p.written], bytes, "{label}");
+                cmp.add("utf8guard utf8_to_single_byte_into", move || {
+                    let src = std::hint::black_box(utf8);
+                    let p = utf8guard::utf8_to_single_byte_into(
+                        encoding,
+                        src,
+                        Policy::Strict,
+                        &mut out,
+                        true,
+                    );
+                    p.written as u64
+                });
+                if encoding == SingleByte::Latin1 {
+                    let mut out = vec![0u8; utf8.len()];
+                    cmp.add("simdutf convert_utf8_to_latin1", move || {
+                        let src = std::hint::black_box(utf8);
+                        // SAFETY: `out` has room for a byte a byte, the most
+                        // UTF-8 takes in Latin-1.
+                        unsafe {
+                            simdutf::convert_utf8_to_latin1(
+                                src.as_ptr(),
+                                src.len(),
+                                out.as_mut_ptr(),
+                            ) as u64
+                        }
+                    });
+                    let mut out = vec![0u8; utf8.len()];
+                    cmp.add(
+                        "encoding_rs mem::convert_utf8_to_latin1_lossy (unchecked)",
+                        move || {
+                            encoding_rs::mem::convert_utf8_to_latin1_lossy(
+                                std::hint::black_box(utf8),
+                                &mut out,
+                            ) as u64
+                        },
+                    );
+                } else {
+                    let mut out = vec![0u8; utf8.len() + 16];
+                    cmp.add("from_utf8 + encoding_rs encode_from_utf8", move || {
+                        let Ok(src) = utf8guard::from_utf8(std::hint::black_box(utf8)) else {
+                            return 0;
+                        };
+                        let mut encoder = encoding_rs::WINDOWS_1252.new_encoder();
+                        let (_, _, written) =
+                            encoder.encode_from_utf8_without_replacement(src, &mut out, true);
+                        written as u64
+                    });
+                }
+                r.run(cmp, 2.0);
+            }
+        }
+    }
+    for file in &files {
+        let utf8 = &file.bytes[..];
+        let text = std::str::from_utf8(utf8).expect("lipsum is UTF-8");
+        let units: Vec<u32> = text.chars().map(u32::from).collect();
+        let label = format!("utf8-to-utf32/{}", file.name);
+        let mut cmp = Comparison::new("transcode", &label, utf8.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let mut out = vec![0u32; utf8.len()];
+            let p = utf8guard::utf8_to_utf32_into(utf8, Policy::Strict, &mut out, true);
+            assert_eq!(out[..p.written], units[..], "{label}");
+            cmp.add("utf8guard utf8_to_utf32_into", move || {
+                let src = std::hint::black_box(utf8);
+                utf8guard::utf8_to_utf32_into(src, Policy::Strict, &mut out, true).written as u64
+            });
+            let mut out = vec![0u32; utf8.len()];
+            cmp.add("simdutf convert_utf8_to_utf32", move || {
+                let src = std::hint::black_box(utf8);
+                // SAFETY: `out` has room for a unit a byte, the most UTF-8
+                // takes in UTF-32.
+                unsafe {
+                    simdutf::convert_utf8_to_utf32(src.as_ptr(), src.len(), out.as_mut_ptr()) as u64
+                }
+            });
+            let mut out = vec![0u32; utf8.len()];
+            cmp.add("std from_utf8 + chars", move || {
+                let Ok(text) = std::str::from_utf8(std::hint::black_box(utf8)) else {
+                    return 0;
+                };
+                let mut n = 0;
+                for (slot, c) in out.iter_mut().zip(text.chars()) {
+                    *slot = u32::from(c);
+                    n += 1;
+                }
+                n
+            });
+            r.run(cmp, 2.0);
+        }
+        let label = format!("utf32-to-utf8/{}", file.name);
+        let mut cmp = Comparison::new("transcode", &label, utf8.len() as u64);
+        if r.wanted(&cmp.id()) {
+            let units = &units[..];
+            let mut out = vec![0u8; 4 * units.len()];
+            let p = utf8guard::utf32_to_utf8_into(units, Policy::Strict, &mut out);
+            assert_eq!(&out[..p.written], utf8, "{label}");
+            cmp.add("utf8guard utf32_to_utf8_into", move || {
+                let src = std::hint::black_box(units);
+                utf8guard::utf32_to_utf8_into(src, Policy::Strict, &mut out).written as u64
+            });
+            let mut out = vec![0u8; 4 * units.len()];
+            cmp.add("simdutf convert_utf32_to_utf8", move || {
+                let src = std::hint::black_box(units);
+                // SAFETY: `out` has room for 4 bytes a unit, the most a
+                // code point takes in UTF-8.
+                unsafe {
+                    simdutf::convert_utf32_to_utf8(src.as_ptr(), src.len(), out.as_mut_ptr()) as u64
+                }
+            });
+            let mut out = vec![0u8; 4 * units.len()];
+            cmp.add("std char::from_u32 + encode_utf8", move || {
+                let mut n = 0;
+                for &u in std::hint::black_box(units) {
+                    let Some(c) = char::from_u32(u) else {
+                        return 0;
+                    };
+                    n += c.encode_utf8(&mut out[n..]).len();
+                }
+                n as u64
+            });
+            r.run(cmp, 2.0);
+        }
+    }
+}
+
 fn main() {
     let mut r = Runner::from_args("paired");
     utf8guard_bench::require_kernel_override();
@@ -1368,6 +1629,7 @@ fn main() {
     dialects(&mut r);
     transcode(&mut r);
     transcode_changing(&mut r);
+    transcode_single_byte_and_utf32(&mut r);
     short_strings(&mut r);
     strings_by_size(&mut r);
     invalid(&mut r);

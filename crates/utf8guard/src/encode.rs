@@ -20,6 +20,11 @@ pub enum EncodeError {
     /// U+0000 in Corrected UTF-8, where a `00` byte is only part of the
     /// magic number.
     Nul,
+    /// A character that a single-byte encoding ([`SingleByte`]) has no
+    /// byte for.
+    ///
+    /// [`SingleByte`]: crate::SingleByte
+    NotInCharset,
 }
 
 impl EncodeError {
@@ -30,6 +35,7 @@ impl EncodeError {
             EncodeError::TooLarge => "code point above this encoding's highest",
             EncodeError::C1Control => "C1 control (U+0080..U+009F), which Corrected UTF-8 skips",
             EncodeError::Nul => "U+0000, which Corrected UTF-8 holds only in its magic number",
+            EncodeError::NotInCharset => "character this encoding cannot hold",
         }
     }
 }

@@ -15,6 +15,7 @@ extern crate alloc;
 #[doc(hidden)]
 #[path = "bench_hooks.rs"]
 pub mod __bench;
+mod ascii;
 mod batch;
 mod bytes;
 mod chunks;
@@ -30,6 +31,8 @@ mod error;
 #[cfg(feature = "std")]
 pub mod io;
 mod kernel;
+mod legacy;
+mod lengths;
 #[cfg(feature = "alloc")]
 mod lossy;
 #[cfg(feature = "alloc")]
@@ -41,6 +44,8 @@ mod repair;
 mod small;
 mod stream;
 mod transcode;
+mod utf32;
+mod utf8_input;
 mod validate;
 
 pub use batch::{
@@ -58,6 +63,12 @@ pub use error::{ErrorKind, Utf8Error};
 pub use io::Utf8Reader;
 pub use kernel::{Kernel, KernelNameError};
 #[cfg(feature = "alloc")]
+pub use legacy::{single_byte_to_utf8, utf8_to_single_byte};
+pub use legacy::{
+    single_byte_to_utf8_into, utf8_len_from_single_byte, utf8_to_single_byte_into, SingleByte,
+};
+pub use lengths::{utf16_len_from_utf8, utf32_len_from_utf8, utf8_len_from_utf16};
+#[cfg(feature = "alloc")]
 pub use lossy::from_utf8_lossy;
 #[cfg(feature = "alloc")]
 pub use owned::{string_from_utf8, string_from_utf8_lossy, FromUtf8Error};
@@ -72,6 +83,9 @@ pub use stream::{trim_partial_utf8, StreamValidator};
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
 pub use transcode::{utf16_to_wtf8_into, wtf8_to_utf16_into};
 pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
+#[cfg(feature = "alloc")]
+pub use utf32::{utf32_to_utf8, utf8_to_utf32};
+pub use utf32::{utf32_to_utf8_into, utf8_to_utf32_into};
 pub use validate::{active_kernel, from_utf8, from_utf8_mut, set_kernel, validate};
 
 /// The README's examples, compiled and run as doctests so that they stay

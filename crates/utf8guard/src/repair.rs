@@ -16,6 +16,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::dispatch;
+use crate::legacy::windows_1252;
 use crate::lossy;
 
 /// What [`repair`] writes for each ill-formed sequence.
@@ -609,24 +610,6 @@ impl<R: std::io::Read> std::io::Read for RepairReader<R> {
 
 fn hex_digit(nibble: u8) -> char {
     char::from(b"0123456789abcdef"[usize::from(nibble)])
-}
-
-/// The characters of bytes `80`..`9F` in Windows-1252, per the WHATWG
-/// index; the five bytes it leaves unassigned map to the C1 controls of
-/// their value.
-const WINDOWS_1252_HIGH: [char; 32] = [
-    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
-    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
-    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
-    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
-];
-
-/// Byte `b` read as Windows-1252 (as Latin-1 outside `80`..`9F`).
-fn windows_1252(b: u8) -> char {
-    match b {
-        0x80..=0x9F => WINDOWS_1252_HIGH[usize::from(b - 0x80)],
-        _ => char::from(b),
-    }
 }
 
 /// PEP 383's surrogate escape: each byte `b` of an ill-formed sequence

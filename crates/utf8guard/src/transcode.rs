@@ -89,6 +89,11 @@ pub struct TranscodeError {
 }
 
 impl TranscodeError {
+    /// An error at `offset`, `len` long (`None`: the input ends inside it).
+    pub(crate) fn new(offset: usize, len: Option<usize>, cause: Cause) -> TranscodeError {
+        TranscodeError { offset, len, cause }
+    }
+
     /// The offset of the input (in bytes, or in UTF-16 code units for UTF-16
     /// input) where the offending item starts; everything before it was
     /// converted.

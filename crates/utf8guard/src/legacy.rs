@@ -1,0 +1,416 @@
+//! The single-byte encodings: Latin-1 (ISO-8859-1) and Windows-1252, to and
+//! from UTF-8.
+//!
+//! Both agree with ASCII below `80`, which most text is: runs of it are
+//! copied a block at a time ([`crate::ascii`]), and only the other bytes
+//! go through a table. Out of UTF-8, the kernel validates first
+//! ([`crate::utf8_input`]), so the conversion decodes without checking.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use crate::ascii;
+use crate::encode::EncodeError;
+#[cfg(feature = "alloc")]
+use crate::transcode::TranscodeError;
+use crate::transcode::{Policy, Progress, Status};
+use crate::utf8_input::{self, Convert, Stop};
+
+/// A single-byte encoding: each byte is one character.
+///
+/// ```
+/// use utf8guard::SingleByte;
+///
+/// assert_eq!(SingleByte::from_name("CP1252"), Some(SingleByte::Windows1252));
+/// assert_eq!(SingleByte::Latin1.name(), "latin-1");
+/// assert_eq!(SingleByte::Windows1252.decode(0x80), '€');
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SingleByte {
+    /// ISO-8859-1: byte `b` is U+00`b`, so it holds U+0000..U+00FF.
+    Latin1,
+    /// Windows-1252 as the WHATWG index has it: Latin-1 but for `80`..`9F`,
+    /// which hold punctuation and a few letters (`80` is `€`); the five
+    /// bytes Microsoft's table leaves unassigned (`81`, `8D`, `8F`, `90`,
+    /// `9D`) are the C1 controls of their value, so every byte decodes.
+    Windows1252,
+}
+
+impl SingleByte {
+    /// The encoding's name: `latin-1` or `windows-1252`.
+    ///
+    /// ```
+    /// assert_eq!(utf8guard::SingleByte::Windows1252.name(), "windows-1252");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            SingleByte::Latin1 => "latin-1",
+            SingleByte::Windows1252 => "windows-1252",
+        }
+    }
+
+    /// The encoding a name stands for, in any case: `latin-1`, `latin1`,
+    /// `iso-8859-1`, `iso8859-1`; `windows-1252`, `cp1252`.
+    ///
+    /// ```
+    /// use utf8guard::SingleByte;
+    ///
+    /// assert_eq!(SingleByte::from_name("ISO-8859-1"), Some(SingleByte::Latin1));
+    /// assert_eq!(SingleByte::from_name("utf-8"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<SingleByte> {
+        let is = |s: &str| name.eq_ignore_ascii_case(s);
+        if ["latin-1", "latin1", "iso-8859-1", "iso8859-1"]
+            .into_iter()
+            .any(is)
+        {
+            Some(SingleByte::Latin1)
+        } else if ["windows-1252", "cp1252"].into_iter().any(is) {
+            Some(SingleByte::Windows1252)
+        } else {
+            None
+        }
+    }
+
+    /// The character byte `byte` stands for.
+    ///
+    /// ```
+    /// use utf8guard::SingleByte;
+    ///
+    /// assert_eq!(SingleByte::Latin1.decode(0xE9), 'é');
+    /// assert_eq!(SingleByte::Latin1.decode(0x80), '\u{80}');
+    /// assert_eq!(SingleByte::Windows1252.decode(0x93), '“');
+    /// assert_eq!(SingleByte::Windows1252.decode(0x81), '\u{81}');
+    /// ```
+    pub fn decode(self, byte: u8) -> char {
+        match self {
+            SingleByte::Latin1 => char::from(byte),
+            SingleByte::Windows1252 => windows_1252(byte),
+        }
+    }
+
+    /// The byte that stands for `c`, if the encoding has one.
+    ///
+    /// ```
+    /// use utf8guard::SingleByte;
+    ///
+    /// assert_eq!(SingleByte::Windows1252.encode('€'), Some(0x80));
+    /// assert_eq!(SingleByte::Windows1252.encode('\u{80}'), None);
+    /// assert_eq!(SingleByte::Latin1.encode('\u{80}'), Some(0x80));
+    /// assert_eq!(SingleByte::Latin1.encode('€'), None);
+    /// ```
+    pub fn encode(self, c: char) -> Option<u8> {
+        self.byte_of(u32::from(c))
+    }
+
+    #[inline(always)]
+    fn byte_of(self, cp: u32) -> Option<u8> {
+        match (self, cp) {
+            (_, 0..=0x7F) | (SingleByte::Latin1, 0x80..=0xFF) => Some(cp as u8),
+            (SingleByte::Windows1252, 0xA0..=0xFF) => Some(cp as u8),
+            (SingleByte::Latin1, _) => None,
+            // The table holds the five C1 controls at their own bytes, and
+            // no other character below U+0100.
+            (SingleByte::Windows1252, _) => WINDOWS_1252_HIGH
+                .iter()
+                .position(|&c| u32::from(c) == cp)
+                .map(|k| 0x80 + k as u8),
+        }
+    }
+
+    /// The UTF-8 form of each byte (up to 3 bytes, then the length).
+    fn utf8_table(self) -> &'static [[u8; 4]; 256] {
+        match self {
+            SingleByte::Latin1 => &LATIN_1_UTF8,
+            SingleByte::Windows1252 => &WINDOWS_1252_UTF8,
+        }
+    }
+}
+
+/// The characters of bytes `80`..`9F` in Windows-1252, per the WHATWG
+/// index; the five bytes it leaves unassigned map to the C1 controls of
+/// their value.
+const WINDOWS_1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
+    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
+];
+
+/// Byte `b` read as Windows-1252 (as Latin-1 outside `80`..`9F`).
+pub(crate) fn windows_1252(b: u8) -> char {
+    match b {
+        0x80..=0x9F => WINDOWS_1252_HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
+/// The UTF-8 forms of the 256 bytes in an encoding, from its characters.
+const fn utf8_table(windows: bool) -> [[u8; 4]; 256] {
+    let mut table = [[0u8; 4]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let cp = if windows && b >= 0x80 && b < 0xA0 {
+            WINDOWS_1252_HIGH[b - 0x80] as u32
+        } else {
+            b as u32
+        };
+        table[b] = match cp {
+            0..=0x7F => [cp as u8, 0, 0, 1],
+            0x80..=0x7FF => [0xC0 | (cp >> 6) as u8, 0x80 | (cp & 0x3F) as u8, 0, 2],
+            _ => [
+                0xE0 | (cp >> 12) as u8,
+                0x80 | ((cp >> 6) & 0x3F) as u8,
+                0x80 | (cp & 0x3F) as u8,
+                3,
+            ],
+        };
+        b += 1;
+    }
+    table
+}
+
+static LATIN_1_UTF8: [[u8; 4]; 256] = utf8_table(false);
+static WINDOWS_1252_UTF8: [[u8; 4]; 256] = utf8_table(true);
+
+/// Bit `b - 0x80` set where Windows-1252's byte `b` (`80`..`9F`) takes 3
+/// bytes in UTF-8.
+const WINDOWS_1252_THREE: u32 = {
+    let mut mask = 0;
+    let mut k = 0;
+    while k < 32 {
+        if WINDOWS_1252_HIGH[k] as u32 >= 0x800 {
+            mask |= 1 << k;
+        }
+        k += 1;
+    }
+    mask
+};
+
+/// The length in UTF-8 of `input` in `encoding`: the room
+/// [`single_byte_to_utf8_into`] needs for all of it (every byte is a
+/// character, so any input has one).
+///
+/// ```
+/// use utf8guard::{utf8_len_from_single_byte, SingleByte};
+///
+/// assert_eq!(utf8_len_from_single_byte(SingleByte::Latin1, b"caf\xE9 \x80"), 8);
+/// assert_eq!(utf8_len_from_single_byte(SingleByte::Windows1252, b"caf\xE9 \x80"), 9);
+/// ```
+pub fn utf8_len_from_single_byte(encoding: SingleByte, input: &[u8]) -> usize {
+    // A byte from `80` takes 2 bytes, 3 for most of Windows-1252's
+    // `80`..`9F`; summed without branches, so that the loop uses vectors.
+    let extra = match encoding {
+        SingleByte::Latin1 => crate::lengths::sum_per_byte(input, |b| b >> 7),
+        SingleByte::Windows1252 => crate::lengths::sum_per_byte(input, |b| {
+            let c1 = u8::from(b & 0xE0 == 0x80);
+            let three = (WINDOWS_1252_THREE >> (b & 0x1F)) as u8 & 1;
+            (b >> 7) + (c1 & three)
+        }),
+    };
+    input.len() + extra
+}
+
+/// Converts `input` in `encoding` to UTF-8, appending to `out`. Every byte
+/// is a character, so it never fails.
+///
+/// ```
+/// use utf8guard::{single_byte_to_utf8, SingleByte};
+///
+/// let mut text = Vec::new();
+/// single_byte_to_utf8(SingleByte::Windows1252, b"\x93caf\xE9\x94 \x80", &mut text);
+/// assert_eq!(text, "“café” €".as_bytes());
+/// ```
+#[cfg(feature = "alloc")]
+pub fn single_byte_to_utf8(encoding: SingleByte, input: &[u8], out: &mut Vec<u8>) {
+    // Room for Latin-1's length (a vector loop; Windows-1252's exact one
+    // looks up a bit per byte, which does not vectorize), then, if that
+    // was short (a few of Windows-1252's `80`..`9F` take 3 bytes), room for
+    // the rest at 3 bytes a byte.
+    let mut room = input.len() + crate::lengths::sum_per_byte(input, |b| b >> 7);
+    let (mut at, mut w) = (0, out.len());
+    loop {
+        out.resize(w + room, 0);
+        let progress = single_byte_to_utf8_into(encoding, &input[at..], &mut out[w..]);
+        at += progress.read;
+        w += progress.written;
+        if at == input.len() {
+            break;
+        }
+        room = 3 * (input.len() - at);
+    }
+    out.truncate(w);
+}
+
+/// Converts `input` in `encoding` to UTF-8 into a caller's buffer (no
+/// allocation), whole characters only: [`Status::OutputFull`] when the next
+/// does not fit (an `output` of [`utf8_len_from_single_byte`] bytes, or 3
+/// times as long as `input`, always has room for all of it). Never an
+/// error. The call keeps no state: the next one starts with
+/// `input[read..]`.
+/// Past `written`, `output` may hold scratch (the conversion copies whole
+/// blocks and table entries).
+///
+/// ```
+/// use utf8guard::{single_byte_to_utf8_into, SingleByte, Status};
+///
+/// let mut buf = [0u8; 4];
+/// let p = single_byte_to_utf8_into(SingleByte::Latin1, b"ab\xE9\xE9", &mut buf);
+/// assert_eq!((p.read, p.written, p.result), (3, 4, Ok(Status::OutputFull)));
+/// assert_eq!(&buf, "abé".as_bytes());
+/// ```
+pub fn single_byte_to_utf8_into(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress {
+    let table = encoding.utf8_table();
+    let (mut at, mut w) = (0, 0);
+    let status = loop {
+        let Some(&b) = input.get(at) else {
+            break Status::InputEmpty;
+        };
+        if b < 0x80 {
+            // A block copied at once, its ASCII prefix kept.
+            if let (Some((block, n)), Some(out)) = (
+                ascii::run_at(input, at),
+                output.get_mut(w..w + ascii::BLOCK),
+            ) {
+                out.copy_from_slice(block);
+                at += n;
+                w += n;
+                continue;
+            }
+        }
+        let form = &table[usize::from(b)];
+        let len = usize::from(form[3]);
+        // With room for the whole table entry, one fixed-size copy (its
+        // length byte is overwritten by what follows, or left past
+        // `written`).
+        if let Some(dst) = output.get_mut(w..w + 4) {
+            dst.copy_from_slice(form);
+        } else if let Some(dst) = output.get_mut(w..w + len) {
+            dst.copy_from_slice(&form[..len]);
+        } else {
+            break Status::OutputFull;
+        }
+        at += 1;
+        w += len;
+    };
+    Progress {
+        read: at,
+        written: w,
+        result: Ok(status),
+    }
+}
+
+/// UTF-8 into a single-byte encoding, for [`utf8_input::convert`].
+struct ToSingleByte(SingleByte);
+
+impl Convert for ToSingleByte {
+    type Unit = u8;
+    const REPLACEMENT: u8 = b'?';
+
+    #[inline]
+    fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
+        let (mut r, mut w) = (0, 0);
+        while let Some(&b) = src.get(r) {
+            if b < 0x80 {
+                // A block copied at once, its ASCII prefix kept.
+                if let (Some((block, n)), Some(out)) =
+                    (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
+                {
+                    out.copy_from_slice(block);
+                    r += n;
+                    w += n;
+                    continue;
+                }
+            }
+            let Some(slot) = dst.get_mut(w) else {
+                return (r, w, Stop::Full);
+            };
+            if b < 0x80 {
+                *slot = b;
+                r += 1;
+            } else {
+                let (cp, len) = utf8_input::decode_valid(&src[r..]);
+                let Some(byte) = self.0.byte_of(cp) else {
+                    return (r, w, Stop::Unencodable(EncodeError::NotInCharset, len));
+                };
+                *slot = byte;
+                r += len;
+            }
+            w += 1;
+        }
+        (r, w, Stop::Done)
+    }
+}
+
+/// Converts UTF-8 to `encoding`, appending to `out`. With
+/// [`Policy::Strict`], an ill-formed sequence is a
+/// [`Cause::Malformed`](crate::Cause::Malformed) error (at std's
+/// `valid_up_to`, `error_len` its maximal subpart) and a character the
+/// encoding lacks a
+/// [`Cause::Unencodable`](crate::Cause::Unencodable)`(`[`EncodeError::NotInCharset`]`)`
+/// one; on an error, `out` holds the conversion of everything before it.
+/// With [`Policy::Replace`], each is one `?`, as CPython's
+/// `encode(..., 'replace')` writes.
+///
+/// ```
+/// use utf8guard::{utf8_to_single_byte, Cause, EncodeError, Policy, SingleByte};
+///
+/// let mut out = Vec::new();
+/// utf8_to_single_byte(SingleByte::Windows1252, "“café” €".as_bytes(), Policy::Strict, &mut out).unwrap();
+/// assert_eq!(out, b"\x93caf\xE9\x94 \x80");
+///
+/// out.clear();
+/// let err = utf8_to_single_byte(SingleByte::Latin1, "café €".as_bytes(), Policy::Strict, &mut out);
+/// let err = err.unwrap_err();
+/// assert_eq!((err.offset(), err.error_len()), (6, Some(3)));
+/// assert_eq!(err.cause(), Cause::Unencodable(EncodeError::NotInCharset));
+/// assert_eq!(out, b"caf\xE9 ");
+///
+/// out.clear();
+/// utf8_to_single_byte(SingleByte::Latin1, b"caf\xC3\xA9 \xE2\x82\xAC \xFF", Policy::Replace, &mut out).unwrap();
+/// assert_eq!(out, b"caf\xE9 ? ?");
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf8_to_single_byte(
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+    out: &mut Vec<u8>,
+) -> Result<(), TranscodeError> {
+    // Never more bytes out than in.
+    let len = out.len();
+    out.resize(len + input.len(), 0);
+    let progress = utf8_to_single_byte_into(encoding, input, policy, &mut out[len..], true);
+    out.truncate(len + progress.written);
+    debug_assert!(progress.result.is_err() || progress.read == input.len());
+    progress.result.map(drop)
+}
+
+/// Converts UTF-8 to `encoding` into a caller's buffer (no allocation):
+/// [`utf8_to_single_byte`] a piece at a time, with the conventions of
+/// [`wtf8_to_utf16_into`](crate::wtf8_to_utf16_into): an `output` as long
+/// as `input` always has room for all of it; without `last`, a sequence the
+/// input ends inside is left unread, to be passed again with what follows;
+/// error offsets count bytes from the start of `input`.
+/// Past `written`, `output` may hold scratch (ASCII is copied in whole
+/// blocks).
+///
+/// ```
+/// use utf8guard::{utf8_to_single_byte_into, Policy, SingleByte, Status};
+///
+/// let mut buf = [0u8; 8];
+/// let p = utf8_to_single_byte_into(SingleByte::Latin1, b"caf\xC3", Policy::Strict, &mut buf, false);
+/// assert_eq!((p.read, p.written, p.result), (3, 3, Ok(Status::InputEmpty)));
+/// let p = utf8_to_single_byte_into(SingleByte::Latin1, b"\xC3\xA9!", Policy::Strict, &mut buf[3..], true);
+/// assert_eq!((p.read, p.written), (3, 2));
+/// assert_eq!(&buf[..5], b"caf\xE9!");
+/// ```
+pub fn utf8_to_single_byte_into(
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u8],
+    last: bool,
+) -> Progress {
+    utf8_input::convert(&ToSingleByte(encoding), input, policy, output, last)
+}
