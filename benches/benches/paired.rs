@@ -56,6 +56,8 @@
 //!   each call's bytes come from memory, as `beyond-cache/` does: there
 //!   `par` cuts chunks shorter than the 16 MiB from which a single call
 //!   sends the prefetch hints of a long input.
+//! - `repair/...`: the repair policies against std's `from_utf8_lossy`,
+//!   `validate` and a copy, and `Utf8Reader` (see `paired/repair.rs`).
 //! - `beyond-cache/1-core`: 256 MiB of text, far beyond the caches: the
 //!   main implementations, each vector kernel of utf8guard forced (and the
 //!   AVX-512 kernel with shuffles instead of loads), and a loop that only
@@ -90,6 +92,9 @@
 //! `UTF8GUARD_BENCH_MODE=quick` gives each comparison an eighth of the time.
 
 use std::borrow::Cow;
+
+#[path = "paired/repair.rs"]
+mod repair;
 
 use utf8guard::{par, Decoded, Dialect, Kernel, Policy, Status, StreamValidator, Transcoder};
 use utf8guard_bench::inputs::{self, column, damaged, ingest_text, repeated, ErrorAt, SHORT_POOL};
@@ -1634,6 +1639,7 @@ fn main() {
     strings_by_size(&mut r);
     invalid(&mut r);
     ingest(&mut r);
+    repair::repair(&mut r);
     beyond_cache(&mut r);
     file_in_page_cache(&mut r);
     scalar_vs_std(&mut r);

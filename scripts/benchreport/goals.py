@@ -435,6 +435,62 @@ def transcode_goals(paired):
     return rows
 
 
+REPAIR_VALID_GOAL = 0.9
+REPAIR_LOSSY_GOALS = {"latin-1": 5.0, "error-every-1KiB": 3.0}
+REPAIR_POLICY_GOAL = 0.8
+REPAIR_READER_GOAL = 0.8
+
+
+def repair_goals(paired, how):
+    """The repair policies' goals (benches/benches/paired/repair.rs): a
+    `Repairer` of valid text at least 0.9x `validate` and a copy;
+    `maximal-subpart` at least 5x std's `from_utf8_lossy` on Latin-1 text and
+    3x with an error every 1 KiB; every other policy (and the escape) at
+    least 0.8x `maximal-subpart` there; `RepairReader` at least 0.8x
+    `Utf8Reader` on valid text."""
+    rows = []
+
+    def outcome(label):
+        o = paired.get(f"repair/{label}")
+        return o if o and o["times"] else None
+
+    def worst(o, names, slow):
+        return min((p_ratio(o, n, slow), n) for n in names if n in o["times"])
+
+    o = outcome("valid")
+    if o and "validate + copy" in o["times"]:
+        q, name = worst(o, [n for n in o["names"] if n.startswith("Repairer")], "validate + copy")
+        rows.append((f"Repair of valid text ({how}): a `Repairer` at least {REPAIR_VALID_GOAL}× "
+                     "`validate` plus a copy", (f"{q:.2f}× (`{name}`, the slower; `repair` "
+                                                f"itself borrows: {p_ratio(o, 'repair (borrowed)', 'validate + copy'):.2f}×)",
+                                                q >= REPAIR_VALID_GOAL), None))
+    for label, at_least in REPAIR_LOSSY_GOALS.items():
+        o = outcome(label)
+        if not o or "maximal-subpart" not in o["times"]:
+            continue
+        q = p_ratio(o, "maximal-subpart", "std from_utf8_lossy")
+        rows.append((f"`maximal-subpart` on {label} ({how}): at least {at_least:g}× std's "
+                     "`from_utf8_lossy`",
+                     (f"{q:.2f}× ({fmt_gbps(p_gbps(o, 'maximal-subpart'))} GB/s against "
+                      f"{fmt_gbps(p_gbps(o, 'std from_utf8_lossy'))})", q >= at_least), None))
+        others = [n for n in o["names"] if n not in ("maximal-subpart", "std from_utf8_lossy")]
+        if others:
+            q, name = worst(o, others, "maximal-subpart")
+            below = [f"{n} {p_ratio(o, n, 'maximal-subpart'):.2f}×" for n in others
+                     if p_ratio(o, n, "maximal-subpart") < REPAIR_POLICY_GOAL]
+            rows.append((f"Every other policy on {label} ({how}): at least "
+                         f"{REPAIR_POLICY_GOAL}× `maximal-subpart`",
+                         (f"lowest {q:.2f}× ({name})" + (f"; below: {', '.join(below)}" if below else ""),
+                          not below), None))
+    o = outcome("reader-valid")
+    if o and "Utf8Reader" in o["times"]:
+        q, name = worst(o, [n for n in o["names"] if n.startswith("RepairReader")], "Utf8Reader")
+        rows.append((f"`RepairReader` on valid text ({how}): at least {REPAIR_READER_GOAL}× "
+                     "`Utf8Reader`", (f"{q:.2f}× (`{name}`, the slower)", q >= REPAIR_READER_GOAL),
+                     None))
+    return rows
+
+
 def goals(tables, notes, avx2, results=(), cli=None, paired=None, paired_avx2=None,
           scalar=None, portable=None):
     """The goals the benchmarks are held to, measured both ways: paired (the
@@ -474,6 +530,8 @@ def goals(tables, notes, avx2, results=(), cli=None, paired=None, paired_avx2=No
     rows += scalar_goal(scalar)
     rows += dialect_goals(paired, portable)
     rows += transcode_goals(paired)
+    rows += repair_goals(paired, f"{kernel} dispatched")
+    rows += repair_goals(paired_avx2, "AVX2 level")
     out = []
     for goal, pair, crit in rows:
         if not pair and not crit:
