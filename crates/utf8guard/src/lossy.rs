@@ -10,13 +10,15 @@
 //! at a time), writing one U+FFFD per maximal subpart (the rule of
 //! `String::from_utf8_lossy`, and the Unicode standard's "substitution of
 //! maximal subparts"), and hands back to the kernel once it has seen
-//! [`CLEAN_RUN`] valid bytes after an error. Sparse errors thus cost a
+//! [`CLEAN_RUN`] valid bytes after an error (more where errors are dense,
+//! see [`DENSE`]). Sparse errors thus cost a
 //! kernel call and a few bytes of decoding each (a few dozen where the
 //! kernel names a block), and dense errors
 //! (binary data, another encoding) cost no kernel call at all.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::bytes::{is_continuation, LEADS};
 use crate::dispatch;
@@ -27,6 +29,16 @@ const REPLACEMENT: &str = "\u{FFFD}";
 /// How many valid bytes after an error send the decoding back to the
 /// kernel.
 const CLEAN_RUN: usize = 8;
+
+/// A kernel call that finds an error within this many bytes of where it
+/// started says that errors are dense (text in another encoding, binary
+/// data): the decoding loop then waits for a clean run twice as long before
+/// it calls the kernel again, up to [`MAX_CLEAN_RUN`], as a call per error
+/// costs more than decoding the few bytes between them.
+const DENSE: usize = 32;
+
+/// The longest clean run awaited before a kernel call.
+const MAX_CLEAN_RUN: usize = 1024;
 
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -75,6 +87,35 @@ pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
     });
 }
 
+/// What a replacement may write into a string: whole characters.
+pub(crate) struct Text<'v>(&'v mut Vec<u8>);
+
+impl Text<'_> {
+    /// Appends `text`.
+    #[inline(always)]
+    pub(crate) fn push_str(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    /// Appends four ASCII bytes.
+    #[inline(always)]
+    pub(crate) fn push_ascii(&mut self, bytes: [u8; 4]) {
+        assert!(bytes.is_ascii(), "only ASCII is written this way");
+        self.0.extend_from_slice(&bytes);
+    }
+
+    /// Appends `c`.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, c: char) {
+        let mut bytes = [0; 4];
+        let len = c.encode_utf8(&mut bytes).len();
+        // All four written, the character's kept: a store of fixed size
+        // rather than a copy of its length.
+        self.0.extend_from_slice(&bytes);
+        self.0.truncate(self.0.len() - 4 + len);
+    }
+}
+
 /// [`push_lossy`] with `replace` in place of U+FFFD: it is given `bytes`
 /// and where each maximal subpart starts and ends (the unfinished
 /// character at the end of the input is one), and appends what stands for
@@ -90,58 +131,152 @@ pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F>(
     first: usize,
     replace: &mut F,
 ) where
-    F: FnMut(&mut String, &[u8], usize, usize),
+    F: FnMut(&mut Text<'_>, &[u8], usize, usize),
+{
+    // SAFETY: what is appended is well formed: the runs of `bytes` that
+    // the kernels or the decoding loop found so, and what `replace`
+    // writes through `Text`, which keeps only `str`s and whole `char`s.
+    // (Bytes beyond those are written ahead and cut at once, with no
+    // call or panic between.)
+    let vec = unsafe { out.as_mut_vec() };
+    push_repaired_bytes::<SURROGATES_WHOLE, _>(vec, bytes, first, &mut |out, bytes, start, end| {
+        replace(&mut Text(out), bytes, start, end)
+    });
+}
+
+/// [`push_repaired`] into bytes: `replace` may write anything (the escape
+/// writes lone surrogates).
+pub(crate) fn push_repaired_bytes<const SURROGATES_WHOLE: bool, F>(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    first: usize,
+    replace: &mut F,
+) where
+    F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
 {
     let mut at = 0;
     let mut flagged = first;
+    let mut clean_run = CLEAN_RUN;
     loop {
         // The kernel validated `bytes[at..flagged]` up to, possibly, an
         // unfinished character in its last 3 bytes.
         let start = at + crate::kernel::character_start(&bytes[at..], flagged - at);
-        push_valid(out, &bytes[at..start]);
-        at = decode_replacing::<SURROGATES_WHOLE, F>(out, bytes, start, replace);
+        out.extend_from_slice(&bytes[at..start]);
+        at = decode_replacing::<SURROGATES_WHOLE, F>(out, bytes, start, clean_run, replace);
         if at == bytes.len() {
             return;
         }
         match dispatch::run(&bytes[at..]) {
             Ok(()) => {
-                push_valid(out, &bytes[at..]);
+                out.extend_from_slice(&bytes[at..]);
                 return;
             }
-            Err(offset) => flagged = at + offset,
+            Err(offset) => {
+                clean_run = if offset < DENSE {
+                    (2 * clean_run).min(MAX_CLEAN_RUN)
+                } else {
+                    CLEAN_RUN
+                };
+                flagged = at + offset;
+            }
         }
     }
 }
 
 /// Decodes `bytes` from `i`, a character start, into `out`, with what
-/// `replace` makes of each maximal subpart, until [`CLEAN_RUN`] valid
+/// `replace` makes of each maximal subpart, until `clean_run` valid
 /// bytes have followed an error or the input ends. Returns where it
 /// stopped: a character start, or the end.
+///
+/// Where errors are dense the cost is in the branches, not the bytes: each
+/// step writes 16 bytes of input ahead and keeps its ASCII prefix (a store
+/// and a length), rather than finding the run's length first and copying
+/// it with a call.
 fn decode_replacing<const SURROGATES_WHOLE: bool, F>(
-    out: &mut String,
+    out: &mut Vec<u8>,
     bytes: &[u8],
     mut i: usize,
+    clean_run: usize,
     replace: &mut F,
 ) -> usize
 where
-    F: FnMut(&mut String, &[u8], usize, usize),
+    F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
 {
     let len = bytes.len();
-    // The start of the valid bytes not yet copied to `out`.
-    let mut run = i;
     // Until the first error, `stop` is the end of the input; after an
     // error, the end of the clean run that hands back to the kernels.
     let mut stop = len;
     while i < stop {
-        i = skip_valid(bytes, i, stop);
-        if i >= stop {
-            break;
+        if let Some(ahead) = bytes.get(i..i + 32) {
+            let block: [u8; 16] = ahead[..16].try_into().expect("16 bytes");
+            // The bytes with their high bit set, and the one after the block.
+            let high = high_bits(block) | u32::from(ahead[16] >> 7) << 16;
+            let ascii = high.trailing_zeros().min(16) as usize;
+            // Written ahead, the ASCII prefix kept.
+            out.extend_from_slice(&block);
+            out.truncate(out.len() - 16 + ascii);
+            if ascii == 16 {
+                i += 16;
+                continue;
+            }
+            // Up to the first of two bytes in a row with their high bit set
+            // (the start of a multi-byte character, well formed or not),
+            // each flagged byte stands between ASCII ones: a maximal subpart
+            // of its own (text in a single-byte encoding). Those are
+            // replaced in one pass over the bits, without a look at what
+            // each byte is.
+            let pairs = high & (high >> 1);
+            let limit = if pairs == 0 {
+                16
+            } else {
+                pairs.trailing_zeros() as usize
+            };
+            let mut lone = high & ((1 << limit) - 1);
+            if lone != 0 {
+                loop {
+                    let k = lone.trailing_zeros() as usize;
+                    replace(out, bytes, i + k, i + k + 1);
+                    lone &= lone - 1;
+                    let next = if lone == 0 {
+                        limit
+                    } else {
+                        lone.trailing_zeros() as usize
+                    };
+                    let run: [u8; 16] = ahead[k + 1..k + 17].try_into().expect("16 bytes");
+                    out.extend_from_slice(&run);
+                    out.truncate(out.len() - 16 + (next - k - 1));
+                    if lone == 0 {
+                        break;
+                    }
+                }
+                stop = len.min(i + limit + clean_run);
+            }
+            i += limit;
+            if limit == 16 {
+                continue;
+            }
+            if i >= stop {
+                break;
+            }
+            let c = &ahead[limit..limit + 4];
+            if let Some(width) = whole_character(c[0], c[1], c[2], c[3]) {
+                out.extend_from_slice(&c[..width]);
+                i += width;
+                continue;
+            }
+        } else if bytes[i] < 0x80 {
+            // The last 31 bytes: ASCII one at a time.
+            out.push(bytes[i]);
+            i += 1;
+            continue;
         }
         match crate::kernel::check_character(bytes, i) {
-            // `skip_valid` stopped at a character that runs past `stop`.
-            Ok(width) => i += width,
+            // Too close to the end for the block path.
+            Ok(width) => {
+                out.extend_from_slice(&bytes[i..i + width]);
+                i += width;
+            }
             Err(subpart) => {
-                push_valid(out, &bytes[run..i]);
                 let subpart = if SURROGATES_WHOLE {
                     surrogate_unit(bytes, i).unwrap_or(subpart)
                 } else {
@@ -159,12 +294,10 @@ where
                         return len;
                     }
                 }
-                run = i;
-                stop = len.min(i + CLEAN_RUN);
+                stop = len.min(i + clean_run);
             }
         }
     }
-    push_valid(out, &bytes[run..i]);
     i
 }
 
@@ -179,41 +312,6 @@ fn surrogate_unit(bytes: &[u8], i: usize) -> Option<Option<usize>> {
         [0xED, 0xA0..=0xBF] => Some(None),
         _ => None,
     }
-}
-
-/// Skips well-formed characters from `i` (a character start) while they
-/// start before `stop`: returns the first position at or after `stop`, or
-/// of a character that is ill formed or too close to the end of the input
-/// to be checked on the fast path.
-#[inline(always)]
-fn skip_valid(bytes: &[u8], mut i: usize, stop: usize) -> usize {
-    while i < stop {
-        let Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) = bytes.get(i..i + 8) else {
-            break;
-        };
-        let word = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        if word & HIGH_BITS == 0 {
-            i += 8;
-            continue;
-        }
-        // ASCII up to the first byte with its high bit set.
-        i += (word & HIGH_BITS).trailing_zeros() as usize / 8;
-        if i >= stop {
-            break;
-        }
-        match bytes.get(i..i + 4) {
-            Some(&[c0, c1, c2, c3]) => match whole_character(c0, c1, c2, c3) {
-                Some(width) => i += width,
-                None => return i,
-            },
-            _ => return i,
-        }
-    }
-    // Near the end of the input: byte by byte, ASCII only.
-    while i < stop && i < bytes.len() && bytes[i] < 0x80 {
-        i += 1;
-    }
-    i
 }
 
 /// The width of the well-formed character that starts with the
@@ -233,14 +331,15 @@ fn whole_character(b0: u8, b1: u8, b2: u8, b3: u8) -> Option<usize> {
     whole.then_some(usize::from(lead.width))
 }
 
-/// Appends bytes already known to be valid UTF-8.
-#[inline]
-fn push_valid(out: &mut String, valid: &[u8]) {
-    // SAFETY: every caller passes bytes found well formed: a prefix that
-    // the active kernel validated, cut back to a character start (the
-    // kernel's contract: everything before its offset is well formed but
-    // for an unfinished character in the last 3 bytes; `push_lossy`'s
-    // callers give such an offset), or whole
-    // characters that `check_character` accepted and ASCII bytes.
-    out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
+/// A bit for each byte of `block` whose high bit is set, in order.
+#[inline(always)]
+fn high_bits(block: [u8; 16]) -> u32 {
+    // Each byte's high bit moved to its low bit, then gathered in the top
+    // byte by a multiplication (no two partial products meet there).
+    let pack = |word: [u8; 8]| {
+        let flags = (u64::from_le_bytes(word) & HIGH_BITS) >> 7;
+        (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    };
+    let (low, high) = block.split_at(8);
+    pack(low.try_into().expect("8 bytes")) | pack(high.try_into().expect("8 bytes")) << 8
 }

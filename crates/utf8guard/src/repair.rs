@@ -211,9 +211,7 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
             lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for &b in subpart {
-                    out.push_str("\\x");
-                    out.push(hex_digit(b >> 4));
-                    out.push(hex_digit(b & 0xF));
+                    out.push_ascii([b'\\', b'x', hex_digit(b >> 4), hex_digit(b & 0xF)]);
                 }
             })
         }
@@ -225,17 +223,15 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
 
 /// Appends what `replacement` writes for one unit of its own (a maximal
 /// subpart, or for `Jvm` a surrogate's form).
-fn write_unit(replacement: Replacement, out: &mut String, unit: &[u8]) {
+fn write_unit(replacement: Replacement, out: &mut lossy::Text<'_>, unit: &[u8]) {
     match replacement {
         Replacement::MaximalSubpart | Replacement::Jvm => out.push('\u{FFFD}'),
         Replacement::PerByte => unit.iter().for_each(|_| out.push('\u{FFFD}')),
         Replacement::Windows1252 => unit.iter().for_each(|&b| out.push(windows_1252(b))),
         Replacement::Latin1 => unit.iter().for_each(|&b| out.push(char::from(b))),
-        Replacement::Backslash => unit.iter().for_each(|&b| {
-            out.push_str("\\x");
-            out.push(hex_digit(b >> 4));
-            out.push(hex_digit(b & 0xF));
-        }),
+        Replacement::Backslash => unit
+            .iter()
+            .for_each(|&b| out.push_ascii([b'\\', b'x', hex_digit(b >> 4), hex_digit(b & 0xF)])),
         Replacement::Drop => {}
     }
 }
@@ -346,7 +342,7 @@ fn repair_segment(
         }
         Err(at) => at,
     };
-    let mut unit = |out: &mut String, bytes: &[u8], start: usize, end: usize| {
+    let mut unit = |out: &mut lossy::Text<'_>, bytes: &[u8], start: usize, end: usize| {
         *replaced += 1;
         if first.is_none() {
             *first = Some(base + start as u64);
@@ -608,8 +604,8 @@ impl<R: std::io::Read> std::io::Read for RepairReader<R> {
     }
 }
 
-fn hex_digit(nibble: u8) -> char {
-    char::from(b"0123456789abcdef"[usize::from(nibble)])
+fn hex_digit(nibble: u8) -> u8 {
+    b"0123456789abcdef"[usize::from(nibble)]
 }
 
 /// PEP 383's surrogate escape: each byte `b` of an ill-formed sequence
@@ -636,27 +632,21 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
 /// Appends the escape of `bytes` to `out`; `unit` is told the offset of
 /// each unit escaped.
 fn push_escaped(out: &mut Vec<u8>, bytes: &[u8], mut unit: impl FnMut(usize)) {
-    let mut rest = bytes;
-    loop {
-        match crate::validate::from_utf8(rest) {
-            Ok(_) => {
-                out.extend_from_slice(rest);
-                return;
-            }
-            Err(e) => {
-                let at = e.valid_up_to();
-                let end = e.error_len().map_or(rest.len(), |n| at + n);
-                unit(bytes.len() - rest.len() + at);
-                out.extend_from_slice(&rest[..at]);
-                for &b in &rest[at..end] {
-                    // U+DC00 + b, for b in 80..FF: ED, B2 or B3, then the
-                    // low six bits.
-                    out.extend_from_slice(&[0xED, 0xB0 | (b >> 6), 0x80 | (b & 0x3F)]);
-                }
-                rest = &rest[end..];
-            }
+    let first = match dispatch::run(bytes) {
+        Ok(()) => {
+            out.extend_from_slice(bytes);
+            return;
         }
-    }
+        Err(offset) => offset,
+    };
+    lossy::push_repaired_bytes::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+        unit(start);
+        for &b in &bytes[start..end] {
+            // U+DC00 + b, for b in 80..FF: ED, B2 or B3, then the low six
+            // bits.
+            out.extend_from_slice(&[0xED, 0xB0 | (b >> 6), 0x80 | (b & 0x3F)]);
+        }
+    });
 }
 
 /// Appends the escape of `bytes`, whose end is the end of a unit, found at

@@ -413,6 +413,72 @@ fn blob() -> Vec<u8> {
     lines.join(&b'\n')
 }
 
+/// What a policy that replaces byte by byte (or subpart by subpart) writes,
+/// from std's `utf8_chunks`: the reference for the tests below that need
+/// neither CPython nor the JDK.
+fn chunk_reference(input: &[u8], policy: Replacement) -> Vec<u8> {
+    let mut out = String::new();
+    for chunk in input.utf8_chunks() {
+        out.push_str(chunk.valid());
+        let bad = chunk.invalid();
+        match policy {
+            Replacement::MaximalSubpart if !bad.is_empty() => out.push('\u{FFFD}'),
+            Replacement::PerByte => bad.iter().for_each(|_| out.push('\u{FFFD}')),
+            Replacement::Latin1 => bad.iter().for_each(|&b| out.push(char::from(b))),
+            Replacement::Backslash => bad
+                .iter()
+                .for_each(|b| out.push_str(&format!("\\x{b:02x}"))),
+            _ => {}
+        }
+    }
+    out.into_bytes()
+}
+
+/// ASCII with one to three bytes above 7F placed at every position of the
+/// first 40 (the decoding loop's blocks are 16 bytes and look 16 ahead):
+/// lone bytes, and pairs that start characters, well formed or not, next
+/// to them. Every policy that `chunk_reference` knows, and the escape.
+#[test]
+fn high_bytes_at_every_position_of_a_block() {
+    let highs = [0x80, 0xA9, 0xBF, 0xC3, 0xE9, 0xED, 0xF0, 0xFF];
+    let policies = [
+        Replacement::MaximalSubpart,
+        Replacement::PerByte,
+        Replacement::Latin1,
+        Replacement::Backslash,
+        Replacement::Drop,
+    ];
+    let mut input = [b'x'; 56];
+    for p in 0..40 {
+        for q in p + 1..42 {
+            for &a in &highs {
+                for &b in &[0x41, 0xA9, 0xE9] {
+                    input.fill(b'x');
+                    input[p] = a;
+                    input[q] = b;
+                    // A third byte right after the second: a pair.
+                    input[q + 1] = if q % 3 == 0 { 0x80 } else { b'y' };
+                    for policy in policies {
+                        let got = repair(&input, policy);
+                        assert!(
+                            got.as_bytes() == chunk_reference(&input, policy),
+                            "{policy} on {input:02X?}"
+                        );
+                    }
+                    let mut want = Vec::new();
+                    for chunk in input.utf8_chunks() {
+                        want.extend_from_slice(chunk.valid().as_bytes());
+                        for &c in chunk.invalid() {
+                            want.extend_from_slice(&[0xED, 0xB0 | (c >> 6), 0x80 | (c & 0x3F)]);
+                        }
+                    }
+                    assert_eq!(escape(&input)[..], want[..], "escape on {input:02X?}");
+                }
+            }
+        }
+    }
+}
+
 /// Every policy against its reference: CPython, and the JDK for `jvm`,
 /// with every kernel (one test, since the kernel is the process's).
 /// Natively only: under emulation the inputs would take minutes, and no
