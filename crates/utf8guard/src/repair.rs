@@ -490,6 +490,31 @@ impl Held {
         self.len = rest.len() as u8;
     }
 
+    /// Takes the bytes held (and their count) back: the stream goes on
+    /// from them, at the same offset.
+    #[cfg(feature = "std")]
+    fn take(&mut self) -> ([u8; 3], usize) {
+        let len = usize::from(self.len);
+        self.len = 0;
+        (self.bytes, len)
+    }
+
+    /// Holds `tail` (at most 3 bytes; nothing may be held).
+    #[cfg(feature = "std")]
+    fn hold(&mut self, tail: &[u8]) {
+        debug_assert_eq!(self.len, 0);
+        self.bytes[..tail.len()].copy_from_slice(tail);
+        self.len = tail.len() as u8;
+    }
+
+    /// Accounts for `len` bytes that continue the stream and need no
+    /// repair, given nowhere (nothing may be held).
+    #[cfg(feature = "std")]
+    fn skip(&mut self, len: usize) {
+        debug_assert_eq!(self.len, 0);
+        self.offset += len as u64;
+    }
+
     /// The bytes given so far, held ones included.
     fn pushed(&self) -> u64 {
         self.offset + u64::from(self.len)
@@ -535,6 +560,9 @@ pub struct RepairReader<R> {
 impl<R: std::io::Read> RepairReader<R> {
     /// Bytes asked of `inner` at a time.
     const READ: usize = 64 * 1024;
+
+    /// A read into a buffer at least this large goes straight into it.
+    const DIRECT: usize = 4 * 1024;
 
     /// Wraps `inner`, repairing under `replacement`.
     pub fn new(inner: R, replacement: Replacement) -> RepairReader<R> {
@@ -596,6 +624,42 @@ impl<R: std::io::Read> std::io::BufRead for RepairReader<R> {
 impl<R: std::io::Read> std::io::Read for RepairReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         use std::io::BufRead;
+        // Into the caller's buffer itself when nothing is pending and it is
+        // large: the bytes held from the last read, then the inner reader's.
+        // What needs no repair is handed out as it came, with no copy (as
+        // `Utf8Reader` does), but for an unfinished character at its end,
+        // held again; a read that needs a repair is repaired into `output`,
+        // as `fill_buf` would.
+        if self.pos == self.output.len() && !self.done && buf.len() >= Self::DIRECT {
+            let (bytes, held) = self.repairer.held.take();
+            buf[..held].copy_from_slice(&bytes[..held]);
+            let n = match self.inner.read(&mut buf[held..]) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.repairer.held.hold(&bytes[..held]);
+                    return Err(e);
+                }
+            };
+            self.output.clear();
+            self.pos = 0;
+            if n == 0 {
+                self.repairer.held.hold(&bytes[..held]);
+                self.repairer.finish(&mut self.output);
+                self.done = true;
+            } else {
+                let piece = &buf[..held + n];
+                let cut = crate::stream::trim_partial_utf8(piece);
+                if dispatch::run(&piece[..cut]).is_ok() {
+                    self.repairer.held.skip(cut);
+                    self.repairer.held.hold(&piece[cut..]);
+                    if cut > 0 {
+                        return Ok(cut);
+                    }
+                } else {
+                    self.repairer.push(piece, &mut self.output);
+                }
+            }
+        }
         let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
         buf[..n].copy_from_slice(&available[..n]);

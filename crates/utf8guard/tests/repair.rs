@@ -709,3 +709,36 @@ fn repair_reader_gives_repairs_text() {
         .unwrap();
     assert_eq!(text, "x\\xffy");
 }
+
+/// `RepairReader` read into buffers large enough to be read into directly
+/// (4 KiB or more) between small ones, from an inner reader that gives a
+/// few bytes at a time or all it has: the same text and counts as `repair`.
+#[test]
+fn repair_reader_into_large_buffers() {
+    use std::io::Read;
+    let mut inputs = stream_inputs();
+    inputs.extend(mutated_texts());
+    for input in &inputs {
+        for policy in Replacement::ALL {
+            let want = repair(input, policy);
+            for most in [1, 2, 3, 7, 5000, 1 << 20] {
+                let mut reader = RepairReader::new(Trickle { bytes: input, most }, policy);
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; 10_000];
+                for size in [4096, 1, 10_000, 5].into_iter().cycle() {
+                    let n = reader.read(&mut buf[..size]).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                }
+                assert!(
+                    got == want.as_bytes(),
+                    "{policy}, reads of {most}: {}",
+                    first_difference(&got, want.as_bytes())
+                );
+                assert_eq!(reader.replacements(), units(input, policy));
+            }
+        }
+    }
+}
