@@ -23,6 +23,9 @@ use alloc::vec::Vec;
 use crate::bytes::{is_continuation, LEADS};
 use crate::dispatch;
 
+#[cfg(target_arch = "x86_64")]
+mod lone_shuffle;
+
 /// U+FFFD REPLACEMENT CHARACTER.
 const REPLACEMENT: &str = "\u{FFFD}";
 
@@ -82,9 +85,13 @@ pub(crate) fn capacity(len: usize) -> usize {
 /// well formed but for an unfinished character in their last 3 bytes, such
 /// as an error's `valid_up_to`).
 pub(crate) fn push_lossy(out: &mut String, bytes: &[u8], first: usize) {
-    push_repaired::<false, _>(out, bytes, first, &mut |out, _, _, _| {
-        out.push_str(REPLACEMENT)
-    });
+    push_repaired::<false, _>(
+        out,
+        bytes,
+        first,
+        Some(&Shape::FFFD),
+        &mut |out, _, _, _| out.push_str(REPLACEMENT),
+    );
 }
 
 /// What a replacement may write into a string: whole characters.
@@ -125,10 +132,15 @@ impl Text<'_> {
 /// With `SURROGATES_WHOLE`, a surrogate's 3-byte form (`ED A0..BF
 /// 80..BF`), or a prefix of it cut short, is one unit where Unicode's rule
 /// makes one of each byte: the JDK's UTF-8 decoder replaces them so.
+///
+/// `lone`, when given, is what `replace` writes for a byte above `7F`
+/// between ASCII ones: blocks of such bytes are then replaced by shuffles,
+/// without calling `replace` (so not where `replace` counts the units).
 pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F>(
     out: &mut String,
     bytes: &[u8],
     first: usize,
+    lone: Option<&'static Shape>,
     replace: &mut F,
 ) where
     F: FnMut(&mut Text<'_>, &[u8], usize, usize),
@@ -139,9 +151,13 @@ pub(crate) fn push_repaired<const SURROGATES_WHOLE: bool, F>(
     // (Bytes beyond those are written ahead and cut at once, with no
     // call or panic between.)
     let vec = unsafe { out.as_mut_vec() };
-    push_repaired_bytes::<SURROGATES_WHOLE, _>(vec, bytes, first, &mut |out, bytes, start, end| {
-        replace(&mut Text(out), bytes, start, end)
-    });
+    push_repaired_bytes::<SURROGATES_WHOLE, _>(
+        vec,
+        bytes,
+        first,
+        lone,
+        &mut |out, bytes, start, end| replace(&mut Text(out), bytes, start, end),
+    );
 }
 
 /// [`push_repaired`] into bytes: `replace` may write anything (the escape
@@ -150,6 +166,7 @@ pub(crate) fn push_repaired_bytes<const SURROGATES_WHOLE: bool, F>(
     out: &mut Vec<u8>,
     bytes: &[u8],
     first: usize,
+    lone: Option<&'static Shape>,
     replace: &mut F,
 ) where
     F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
@@ -157,12 +174,13 @@ pub(crate) fn push_repaired_bytes<const SURROGATES_WHOLE: bool, F>(
     let mut at = 0;
     let mut flagged = first;
     let mut clean_run = CLEAN_RUN;
+    let lone = lone.filter(|_| lone_shuffles());
     loop {
         // The kernel validated `bytes[at..flagged]` up to, possibly, an
         // unfinished character in its last 3 bytes.
         let start = at + crate::kernel::character_start(&bytes[at..], flagged - at);
         out.extend_from_slice(&bytes[at..start]);
-        at = decode_replacing::<SURROGATES_WHOLE, F>(out, bytes, start, clean_run, replace);
+        at = decode_replacing::<SURROGATES_WHOLE, F>(out, bytes, start, clean_run, lone, replace);
         if at == bytes.len() {
             return;
         }
@@ -197,11 +215,14 @@ fn decode_replacing<const SURROGATES_WHOLE: bool, F>(
     bytes: &[u8],
     mut i: usize,
     clean_run: usize,
+    lone: Option<&Shape>,
     replace: &mut F,
 ) -> usize
 where
     F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
 {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = lone;
     let len = bytes.len();
     // Until the first error, `stop` is the end of the input; after an
     // error, the end of the clean run that hands back to the kernels.
@@ -211,6 +232,21 @@ where
             let block: [u8; 16] = ahead[..16].try_into().expect("16 bytes");
             // The bytes with their high bit set, and the one after the block.
             let high = high_bits(block) | u32::from(ahead[16] >> 7) << 16;
+            #[cfg(target_arch = "x86_64")]
+            if let Some(shape) = lone {
+                if high & 0xFFFF != 0 && high & (high >> 1) == 0 {
+                    // SAFETY: `lone` is given only where the CPU has SSSE3
+                    // (`lone_shuffles`); the low 16 bits of `high` flag the
+                    // block's bytes above 7F, and no two bits of `high`
+                    // (the byte after the block's too) are in a row.
+                    let done = unsafe { lone_shuffle::append(out, &block, high & 0xFFFF, shape) };
+                    if done {
+                        i += 16;
+                        stop = len.min(i + clean_run);
+                        continue;
+                    }
+                }
+            }
             let ascii = high.trailing_zeros().min(16) as usize;
             // Written ahead, the ASCII prefix kept.
             out.extend_from_slice(&block);
@@ -311,6 +347,70 @@ fn surrogate_unit(bytes: &[u8], i: usize) -> Option<Option<usize>> {
         [0xED, 0xA0..=0xBF, _, ..] => Some(Some(2)),
         [0xED, 0xA0..=0xBF] => Some(None),
         _ => None,
+    }
+}
+
+/// What a policy writes for a lone byte `b` above `7F`, in the form the
+/// shuffles of `lone_shuffle` make it: `width` bytes (at most 3), byte `j`
+/// being `fixed[1 + j] | (b >> 6 & top[1 + j]) | (b & 0x3F & low[1 + j])`
+/// (index 0 is an ASCII byte's, which stays as it is). With `high_only`,
+/// only bytes from `A0` up are replaced so (Windows-1252's `80`..`9F` are
+/// other characters).
+#[derive(Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) struct Shape {
+    width: u8,
+    fixed: [u8; 16],
+    top: [u8; 16],
+    low: [u8; 16],
+    high_only: bool,
+}
+
+impl Shape {
+    /// U+FFFD.
+    pub(crate) const FFFD: Shape = Shape::new(3, [0xEF, 0xBF, 0xBD], [0; 3], [0; 3], false);
+    /// The byte read as Latin-1: U+0080..U+00FF, `C2`/`C3` then `80 | b & 3F`.
+    pub(crate) const LATIN1: Shape =
+        Shape::new(2, [0xC0, 0x80, 0], [0xFF, 0, 0], [0, 0xFF, 0], false);
+    /// The byte read as Windows-1252, from `A0` up (where it is Latin-1).
+    pub(crate) const WINDOWS_1252: Shape =
+        Shape::new(2, [0xC0, 0x80, 0], [0xFF, 0, 0], [0, 0xFF, 0], true);
+    /// The surrogate escape: U+DC00 + b, `ED`, `B2`/`B3`, `80 | b & 3F`.
+    pub(crate) const ESCAPE: Shape =
+        Shape::new(3, [0xED, 0xB0, 0x80], [0, 0xFF, 0], [0, 0, 0xFF], false);
+    /// Nothing.
+    pub(crate) const DROP: Shape = Shape::new(0, [0; 3], [0; 3], [0; 3], false);
+
+    const fn new(width: u8, fixed: [u8; 3], top: [u8; 3], low: [u8; 3], high_only: bool) -> Shape {
+        let mut shape = Shape {
+            width,
+            fixed: [0; 16],
+            top: [0; 16],
+            low: [0; 16],
+            high_only,
+        };
+        let mut j = 0;
+        while j < 3 {
+            shape.fixed[1 + j] = fixed[j];
+            shape.top[1 + j] = top[j];
+            shape.low[1 + j] = low[j];
+            j += 1;
+        }
+        shape
+    }
+}
+
+/// Whether blocks of lone bytes may be replaced by shuffles:
+/// on x86_64 with SSSE3, unless the scalar kernel was chosen (so that the
+/// portable loop runs, and is tested, wherever it is asked for).
+fn lone_shuffles() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::cpu::has_sse42() && crate::validate::active_kernel() != crate::Kernel::Scalar
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

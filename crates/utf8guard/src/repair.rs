@@ -17,7 +17,7 @@ use core::str::FromStr;
 
 use crate::dispatch;
 use crate::legacy::windows_1252;
-use crate::lossy;
+use crate::lossy::{self, Shape};
 
 /// What [`repair`] writes for each ill-formed sequence.
 ///
@@ -178,46 +178,70 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
     // One monomorphised loop per policy: the closure is what differs.
     match replacement {
         Replacement::MaximalSubpart => lossy::push_lossy(out, bytes, first),
-        Replacement::Jvm => {
-            lossy::push_repaired::<true, _>(out, bytes, first, &mut |out, _, _, _| {
+        Replacement::Jvm => lossy::push_repaired::<true, _>(
+            out,
+            bytes,
+            first,
+            Some(&Shape::FFFD),
+            &mut |out, _, _, _| {
                 out.push('\u{FFFD}');
-            })
-        }
-        Replacement::PerByte => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+            },
+        ),
+        Replacement::PerByte => lossy::push_repaired::<false, _>(
+            out,
+            bytes,
+            first,
+            Some(&Shape::FFFD),
+            &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for _ in subpart {
                     out.push('\u{FFFD}');
                 }
-            })
-        }
-        Replacement::Windows1252 => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+            },
+        ),
+        Replacement::Windows1252 => lossy::push_repaired::<false, _>(
+            out,
+            bytes,
+            first,
+            Some(&Shape::WINDOWS_1252),
+            &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push(windows_1252(b));
                 }
-            })
-        }
-        Replacement::Latin1 => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+            },
+        ),
+        Replacement::Latin1 => lossy::push_repaired::<false, _>(
+            out,
+            bytes,
+            first,
+            Some(&Shape::LATIN1),
+            &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push(char::from(b));
                 }
-            })
-        }
-        Replacement::Backslash => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
+            },
+        ),
+        Replacement::Backslash => lossy::push_repaired::<false, _>(
+            out,
+            bytes,
+            first,
+            None,
+            &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for &b in subpart {
                     out.push_ascii([b'\\', b'x', hex_digit(b >> 4), hex_digit(b & 0xF)]);
                 }
-            })
-        }
-        Replacement::Drop => {
-            lossy::push_repaired::<false, _>(out, bytes, first, &mut |_, _, _, _| {})
-        }
+            },
+        ),
+        Replacement::Drop => lossy::push_repaired::<false, _>(
+            out,
+            bytes,
+            first,
+            Some(&Shape::DROP),
+            &mut |_, _, _, _| {},
+        ),
     }
 }
 
@@ -350,9 +374,9 @@ fn repair_segment(
         write_unit(replacement, out, &bytes[start..end]);
     };
     if replacement == Replacement::Jvm {
-        lossy::push_repaired::<true, _>(out, bytes, at, &mut unit);
+        lossy::push_repaired::<true, _>(out, bytes, at, None, &mut unit);
     } else {
-        lossy::push_repaired::<false, _>(out, bytes, at, &mut unit);
+        lossy::push_repaired::<false, _>(out, bytes, at, None, &mut unit);
     }
 }
 
@@ -689,13 +713,19 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
         return Cow::Borrowed(bytes);
     }
     let mut out = Vec::with_capacity(lossy::capacity(bytes.len()));
-    push_escaped(&mut out, bytes, |_| {});
+    // Nothing is counted: lone bytes may be escaped by shuffles.
+    push_escaped(&mut out, bytes, Some(&Shape::ESCAPE), |_| {});
     Cow::Owned(out)
 }
 
 /// Appends the escape of `bytes` to `out`; `unit` is told the offset of
 /// each unit escaped.
-fn push_escaped(out: &mut Vec<u8>, bytes: &[u8], mut unit: impl FnMut(usize)) {
+fn push_escaped(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    lone: Option<&'static Shape>,
+    mut unit: impl FnMut(usize),
+) {
     let first = match dispatch::run(bytes) {
         Ok(()) => {
             out.extend_from_slice(bytes);
@@ -703,14 +733,20 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8], mut unit: impl FnMut(usize)) {
         }
         Err(offset) => offset,
     };
-    lossy::push_repaired_bytes::<false, _>(out, bytes, first, &mut |out, bytes, start, end| {
-        unit(start);
-        for &b in &bytes[start..end] {
-            // U+DC00 + b, for b in 80..FF: ED, B2 or B3, then the low six
-            // bits.
-            out.extend_from_slice(&[0xED, 0xB0 | (b >> 6), 0x80 | (b & 0x3F)]);
-        }
-    });
+    lossy::push_repaired_bytes::<false, _>(
+        out,
+        bytes,
+        first,
+        lone,
+        &mut |out, bytes, start, end| {
+            unit(start);
+            for &b in &bytes[start..end] {
+                // U+DC00 + b, for b in 80..FF: ED, B2 or B3, then the low six
+                // bits.
+                out.extend_from_slice(&[0xED, 0xB0 | (b >> 6), 0x80 | (b & 0x3F)]);
+            }
+        },
+    );
 }
 
 /// Appends the escape of `bytes`, whose end is the end of a unit, found at
@@ -727,7 +763,7 @@ fn escape_segment(
         out.extend_from_slice(bytes);
         return;
     }
-    push_escaped(out, bytes, |at| {
+    push_escaped(out, bytes, None, |at| {
         *escaped += 1;
         if first.is_none() {
             *first = Some(base + at as u64);
