@@ -121,6 +121,38 @@ fn every_byte_decodes_to_its_character() {
     assert_eq!(SingleByte::Windows1252.decode(0x80), '€');
 }
 
+/// Text of every density of bytes above `7F` (none, a few, half, all),
+/// Windows-1252's `80`..`9F` among them or not, at every length up to 80:
+/// the conversion (whose blocks of 16 may be expanded at once) is each
+/// byte's character, one after the other.
+#[test]
+fn blocks_of_every_density_decode_byte_by_byte() {
+    let mut rng = Rng(0x5EED_1252);
+    for encoding in ENCODINGS {
+        let table = table(encoding);
+        for density in [0, 2, 8, 15, 16] {
+            for c1 in [false, true] {
+                for len in 0..80 {
+                    let input: Vec<u8> = (0..len)
+                        .map(|_| {
+                            if rng.below(16) < density {
+                                let low = if c1 { 0x80 } else { 0xA0 };
+                                (low + rng.below(0x100 - low)) as u8
+                            } else {
+                                b'a' + rng.below(26) as u8
+                            }
+                        })
+                        .collect();
+                    let want: String = input.iter().map(|&b| table[usize::from(b)]).collect();
+                    let mut got = Vec::new();
+                    single_byte_to_utf8(encoding, &input, &mut got);
+                    assert_eq!(got, want.as_bytes(), "{encoding:?} on {input:02X?}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn windows_1252_is_cpython_cp1252_with_the_c1_controls() {
     let script = format!(
