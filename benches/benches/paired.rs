@@ -468,6 +468,23 @@ fn transcode(r: &mut Runner) {
                 }
                 out.len() as u64
             });
+            // Both into a buffer of the caller's, allocated once.
+            let mut buf = vec![0u16; utf8.len()];
+            cmp.add("utf8guard wtf8_to_utf16_into", move || {
+                let src = std::hint::black_box(utf8);
+                let p = utf8guard::wtf8_to_utf16_into(src, Policy::Strict, &mut buf, true);
+                p.result.map_or(0, |_| p.written as u64)
+            });
+            let mut buf = vec![0u16; utf8.len()];
+            cmp.add("simdutf convert_utf8_to_utf16le (buffer)", move || {
+                let src = std::hint::black_box(utf8);
+                // SAFETY: `buf` has room for `src.len()` units, the most
+                // that `src.len()` bytes of UTF-8 convert to.
+                let n = unsafe {
+                    simdutf::convert_utf8_to_utf16le(src.as_ptr(), src.len(), buf.as_mut_ptr())
+                };
+                n as u64
+            });
             cmp.add("std encode_utf16 collect", move || {
                 std::hint::black_box(text)
                     .encode_utf16()
@@ -502,6 +519,22 @@ fn transcode(r: &mut Runner) {
                     out.set_len(n);
                 }
                 out.len() as u64
+            });
+            // Both into a buffer of the caller's, allocated once.
+            let mut buf = vec![0u8; 3 * units.len()];
+            cmp.add("utf8guard utf16_to_wtf8_into", move || {
+                let p = utf8guard::utf16_to_wtf8_into(std::hint::black_box(units), &mut buf, true);
+                p.written as u64
+            });
+            let mut buf = vec![0u8; 3 * units.len()];
+            cmp.add("simdutf convert_utf16le_to_utf8 (buffer)", move || {
+                let src = std::hint::black_box(units);
+                // SAFETY: `buf` has room for `3 * src.len()` bytes, the
+                // most that `src.len()` units convert to.
+                let n = unsafe {
+                    simdutf::convert_utf16le_to_utf8(src.as_ptr(), src.len(), buf.as_mut_ptr())
+                };
+                n as u64
             });
             cmp.add("std String::from_utf16", move || {
                 String::from_utf16(std::hint::black_box(units)).map_or(0, |s| s.len() as u64)

@@ -186,7 +186,7 @@ def run_paired(exe, env, out, status, seconds, work, avx2_level):
     if avx2_level:
         passes.append(("paired-avx2", PAIRED_AVX2_FILE,
                        {"UTF8GUARD_KERNEL": "avx2", "SIMDUTF_FORCE_IMPLEMENTATION": "haswell"},
-                       ["lipsum/", "strings/", "beyond-cache/", "repair/"]))
+                       ["lipsum/", "strings/", "beyond-cache/", "repair/", "transcode/"]))
     for name, file, extra_env, filters in passes:
         path = work / file
         path.unlink(missing_ok=True)

@@ -435,6 +435,55 @@ def transcode_goals(paired):
     return rows
 
 
+CONVERT_SIMDUTF_GOAL = 1.1
+CONVERT_ENCODING_RS_GOAL = 3.0
+
+
+def conversion_goals(paired, how):
+    """The conversions' goals (issue "Transcoding"): every conversion simdutf
+    has at least 1.1x simdutf on every input, into a caller's buffer
+    (utf8guard's `_into` form against simdutf's conversion into a buffer
+    allocated once, where the comparison has both); Windows-1252 to and
+    from UTF-8 at least 3x encoding_rs."""
+    rows = []
+    kinds = [("wtf8-to-utf16", "UTF-8 to UTF-16"), ("utf16-to-wtf8", "UTF-16 to UTF-8"),
+             ("latin1-to-utf8", "Latin-1 to UTF-8"), ("utf8-to-latin1", "UTF-8 to Latin-1"),
+             ("utf8-to-utf32", "UTF-8 to UTF-32"), ("utf32-to-utf8", "UTF-32 to UTF-8")]
+    for kind, title in kinds:
+        qs = []
+        for label, o in transcode_items(paired, kind):
+            peers = [n for n in o["names"] if n.startswith("simdutf")]
+            ours = [n for n in o["names"] if n.startswith("utf8guard")]
+            into = [n for n in ours if n.endswith("_into")]
+            buffered = [n for n in peers if n.endswith("(buffer)")]
+            if into and buffered:
+                ours, peers = into, buffered
+            if peers and ours:
+                qs.append((p_ratio(o, ours[0], peers[0]), label))
+        if not qs:
+            continue
+        worst = min(qs)
+        below = [f"{label} {q:.2f}×" for q, label in qs if q < CONVERT_SIMDUTF_GOAL]
+        rows.append((f"{title} ({how}): at least {CONVERT_SIMDUTF_GOAL}× simdutf on every input",
+                     (f"worst {worst[0]:.2f}× ({worst[1]}) over {len(qs)} inputs"
+                      + (f"; below: {', '.join(below)}" if below else ""), not below), None))
+    for kind, title in (("windows1252-to-utf8", "Windows-1252 to UTF-8"),
+                        ("utf8-to-windows1252", "UTF-8 to Windows-1252")):
+        qs = []
+        for label, o in transcode_items(paired, kind):
+            peers = [n for n in o["names"] if "encoding_rs" in n]
+            ours = [n for n in o["names"] if n.startswith("utf8guard")]
+            if peers and ours:
+                qs.append((min(p_ratio(o, ours[0], p) for p in peers), label))
+        if not qs:
+            continue
+        worst = min(qs)
+        rows.append((f"{title} ({how}): at least {CONVERT_ENCODING_RS_GOAL:g}× encoding_rs",
+                     (f"worst {worst[0]:.2f}× ({worst[1]}) over {len(qs)} inputs",
+                      worst[0] >= CONVERT_ENCODING_RS_GOAL), None))
+    return rows
+
+
 REPAIR_VALID_GOAL = 0.9
 REPAIR_LOSSY_GOALS = {"latin-1": 5.0, "error-every-1KiB": 3.0}
 REPAIR_POLICY_GOAL = 0.8
@@ -530,6 +579,8 @@ def goals(tables, notes, avx2, results=(), cli=None, paired=None, paired_avx2=No
     rows += scalar_goal(scalar)
     rows += dialect_goals(paired, portable)
     rows += transcode_goals(paired)
+    rows += conversion_goals(paired, f"{kernel} dispatched")
+    rows += conversion_goals(paired_avx2, "AVX2 level")
     rows += repair_goals(paired, f"{kernel} dispatched")
     rows += repair_goals(paired_avx2, "AVX2 level")
     out = []
