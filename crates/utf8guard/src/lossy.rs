@@ -213,6 +213,52 @@ pub(crate) fn push_repaired_bytes<const SURROGATES_WHOLE: bool, F>(
 fn decode_replacing<const SURROGATES_WHOLE: bool, F>(
     out: &mut Vec<u8>,
     bytes: &[u8],
+    i: usize,
+    clean_run: usize,
+    lone: Option<&Shape>,
+    replace: &mut F,
+) -> usize
+where
+    F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
+{
+    #[cfg(target_arch = "x86_64")]
+    if lone.is_some() {
+        // SAFETY: `lone` is given only where the CPU has SSSE3
+        // (`lone_shuffles`).
+        return unsafe {
+            decode_replacing_ssse3::<SURROGATES_WHOLE, F>(out, bytes, i, clean_run, lone, replace)
+        };
+    }
+    decode_loop::<SURROGATES_WHOLE, F>(out, bytes, i, clean_run, lone, replace)
+}
+
+/// [`decode_loop`] compiled for SSSE3, so that the shuffles inline into it
+/// (a call for each block cost what they saved).
+///
+/// # Safety
+///
+/// The CPU must have SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn decode_replacing_ssse3<const SURROGATES_WHOLE: bool, F>(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    i: usize,
+    clean_run: usize,
+    lone: Option<&Shape>,
+    replace: &mut F,
+) -> usize
+where
+    F: FnMut(&mut Vec<u8>, &[u8], usize, usize),
+{
+    decode_loop::<SURROGATES_WHOLE, F>(out, bytes, i, clean_run, lone, replace)
+}
+
+/// The loop of [`decode_replacing`].
+#[inline(always)]
+fn decode_loop<const SURROGATES_WHOLE: bool, F>(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
     mut i: usize,
     clean_run: usize,
     lone: Option<&Shape>,
