@@ -89,6 +89,9 @@ if $quick; then
 fi
 
 step "cargo clippy (all targets, -D warnings)"
+# The Python crate's PyO3 (not abi3) asks an interpreter for its version
+# when it builds, clippy and doc included.
+if ! have python3; then apt_install python3 || true; fi
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 ok
 

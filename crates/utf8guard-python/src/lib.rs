@@ -15,6 +15,7 @@ mod arrow;
 mod buffer;
 mod files;
 mod names;
+mod pystr;
 mod transcode;
 
 use buffer::Input;
@@ -178,34 +179,38 @@ fn decode<'py>(
     let input = Input::new(data)?;
     let bytes = input.bytes();
     // As in `validate`: the export is held across the call, and the bytes
-    // (and the `Cow`s borrowing them) are read only.
-    let result = if detach(&input) {
-        py.detach(|| decoded(bytes, handler))
-    } else {
-        decoded(bytes, handler)
+    // (and the `Cow`s borrowing them) are read only. The `str` is made with
+    // the GIL (`PyUnicode_New`) and filled without it (`pystr::build`).
+    let detach = detach(&input);
+    let Handler::Repair(policy) = handler else {
+        return match pystr::decode_strict(py, bytes, detach)? {
+            Ok(text) => Ok(text),
+            Err(e) => Err(unicode_decode_error(py, bytes, &e)),
+        };
     };
-    match result {
-        Decoded::Text(Ok(text)) => Ok(PyString::new(py, text)),
-        Decoded::Text(Err(e)) => Err(unicode_decode_error(py, bytes, &e)),
-        Decoded::Repaired(text) => Ok(PyString::new(py, &text)),
-        Decoded::Escaped(wtf8) => surrogate_escaped(py, &wtf8),
-    }
+    let repaired = || {
+        let text = repaired(bytes, policy);
+        let layout = pystr::Layout::of(&text);
+        (text, layout)
+    };
+    let (text, layout) = if detach {
+        py.detach(repaired)
+    } else {
+        repaired()
+    };
+    pystr::build(py, &text, layout, detach)
 }
 
-/// What `decode` made of the bytes, before the `str` is built.
-enum Decoded<'a> {
-    Text(Result<&'a str, utf8guard::Utf8Error>),
-    Repaired(std::borrow::Cow<'a, str>),
-    Escaped(std::borrow::Cow<'a, [u8]>),
-}
-
-fn decoded(bytes: &[u8], handler: Handler) -> Decoded<'_> {
-    match handler {
-        Handler::Strict => Decoded::Text(utf8guard::from_utf8(bytes)),
-        Handler::Repair(Policy::Text(replacement)) => {
-            Decoded::Repaired(utf8guard::repair(bytes, replacement))
-        }
-        Handler::Repair(Policy::Escape) => Decoded::Escaped(utf8guard::escape(bytes)),
+/// `bytes` repaired as `policy` says: valid UTF-8, or, for the surrogate
+/// escape, WTF-8 whose lone surrogates (U+DC80..U+DCFF, 3 bytes each) are
+/// the escaped bytes.
+fn repaired(bytes: &[u8], policy: Policy) -> std::borrow::Cow<'_, [u8]> {
+    match policy {
+        Policy::Text(replacement) => match utf8guard::repair(bytes, replacement) {
+            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
+            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+        },
+        Policy::Escape => utf8guard::escape(bytes),
     }
 }
 
@@ -229,13 +234,7 @@ fn repair<'py>(
     let policy = names::repair_policy(replacement)?;
     let input = Input::new(data)?;
     let bytes = input.bytes();
-    let repaired = || match policy {
-        Policy::Text(replacement) => match utf8guard::repair(bytes, replacement) {
-            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
-            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
-        },
-        Policy::Escape => utf8guard::escape(bytes),
-    };
+    let repaired = || repaired(bytes, policy);
     // As in `validate`: the export is held across the call.
     let out = if detach(&input) {
         py.detach(repaired)
@@ -268,28 +267,6 @@ fn unicode_decode_error(py: Python<'_>, bytes: &[u8], error: &utf8guard::Utf8Err
     };
     let object = PyBytes::new(py, bytes);
     PyUnicodeDecodeError::new_err(("utf-8", object.unbind(), start, end, reason))
-}
-
-/// The `str` of `wtf8`, the library's surrogate escape of the input (valid
-/// UTF-8 with lone surrogates U+DC80..U+DCFF, 3 bytes each, for the
-/// escaped bytes): CPython's UTF-8 decoder with `surrogatepass` reads those
-/// 3-byte forms as the surrogates.
-fn surrogate_escaped<'py>(py: Python<'py>, wtf8: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    if let Ok(text) = std::str::from_utf8(wtf8) {
-        return Ok(PyString::new(py, text));
-    }
-    let len = pyo3::ffi::Py_ssize_t::try_from(wtf8.len())
-        .map_err(|_| PyValueError::new_err("input too large"))?;
-    // SAFETY: `wtf8` is `len` readable bytes; the two C strings are
-    // NUL-terminated literals; the GIL is held (`py`). The call returns a
-    // new reference, or NULL with an exception set, which
-    // `from_owned_ptr_or_err` turns into `Err`.
-    let text = unsafe {
-        let ptr =
-            pyo3::ffi::PyUnicode_DecodeUTF8(wtf8.as_ptr().cast(), len, c"surrogatepass".as_ptr());
-        Bound::from_owned_ptr_or_err(py, ptr)?
-    };
-    Ok(text.cast_into::<PyString>()?)
 }
 
 /// utf8guard's Python module, `utf8guard._utf8guard`.

@@ -1,0 +1,146 @@
+"""decode's str, written directly in CPython's PEP 393 representation: the
+same value, length and compact layout (1, 2 or 4 bytes a character, chosen
+by the widest character) as CPython's own decoder gives, for text whose
+widest character falls in each class, at every place, at the lengths
+around the vector widths, and under every error handler."""
+
+import sys
+
+import pytest
+
+import utf8guard
+from oracle import HANDLERS, strict_error
+
+# The classes of PEP 393 by their widest character, each with characters at
+# its bounds: ASCII (1 byte, ascii), Latin-1 (1 byte), the BMP (2 bytes),
+# supplementary (4 bytes).
+CLASSES = {
+    "ascii": ["a", "\x00", "\x7f", " "],
+    "latin-1": ["\x80", "é", "\xff", "ß"],
+    "bmp": ["\u0100", "\u07ff", "\u0800", "東", "\ud7ff", "\ue000", "\ufffd", "\uffff"],
+    "supplementary": ["\U00010000", "😀", "\U0010ffff", "𝄞"],
+}
+ORDER = list(CLASSES)
+
+SIZES = [0, 1, 15, 16, 17, 31, 32, 33, 1000, 1 << 20]
+
+
+def _text(chars, size):
+    """chars repeated (with ASCII between) to exactly size bytes of UTF-8:
+    the last character that does not fit is replaced with ASCII."""
+    out, n, i = [], 0, 0
+    while n < size:
+        c = chars[i % len(chars)] if i % 3 else "xy"[i % 2]
+        w = len(c.encode())
+        if n + w > size:
+            c, w = "z", 1
+        out.append(c)
+        n += w
+        i += 1
+    return "".join(out)
+
+
+def texts():
+    """(id, str) for each class, placement and size: the class's chars
+    throughout; its widest character at the very start, then characters of
+    the lower classes; the lower classes first and it at the very end."""
+    for k, name in enumerate(ORDER):
+        top = max(CLASSES[name], key=ord)
+        lower = [c for low in ORDER[:k] for c in CLASSES[low]] or ["q"]
+        w = len(top.encode())
+        for size in SIZES:
+            yield f"{name}-only-{size}", _text(CLASSES[name], size)
+            if size >= w:
+                yield f"{name}-start-{size}", top + _text(lower, size - w)
+                yield f"{name}-end-{size}", _text(lower, size - w) + top
+
+
+TEXTS = list(texts())
+IDS = [t[0] for t in TEXTS]
+
+# Header sizes of a compact str (without the characters and the
+# terminating NUL), by kind, measured on strings made at run time (no
+# cached UTF-8 that would add to getsizeof).
+_HEADER = {
+    "ascii": sys.getsizeof(chr(0x61) * 2) - 3,
+    1: sys.getsizeof(chr(0xE9) * 2) - 3,
+    2: sys.getsizeof(chr(0x100) * 2) - 6,
+    4: sys.getsizeof(chr(0x10000) * 2) - 12,
+}
+
+
+def compact_size(s):
+    """sys.getsizeof of a fresh compact str equal to s."""
+    top = ord(max(s)) if s else 0
+    kind = 1 if top < 0x100 else 2 if top < 0x10000 else 4
+    header = _HEADER["ascii"] if top < 0x80 else _HEADER[kind]
+    return header + (len(s) + 1) * kind
+
+
+def assert_same_str(ours, theirs):
+    assert type(ours) is str
+    assert len(ours) == len(theirs)
+    assert ours == theirs
+    # The same kind, hence the same size, as CPython's str (its 1-character
+    # strings are shared singletons, whose size may include a cached UTF-8
+    # form: hence the size of a fresh one).
+    assert sys.getsizeof(ours) == compact_size(theirs)
+    if len(theirs) > 1:
+        assert sys.getsizeof(ours) == sys.getsizeof(theirs)
+
+
+@pytest.mark.parametrize("text", [t[1] for t in TEXTS], ids=IDS)
+def test_valid_text_of_each_class(text):
+    raw = text.encode("utf-8")
+    assert_same_str(utf8guard.decode(raw), raw.decode("utf-8"))
+    for ours, theirs in HANDLERS.items():
+        assert_same_str(utf8guard.decode(raw, errors=ours), raw.decode("utf-8", theirs))
+
+
+@pytest.mark.parametrize("text", [t[1] for t in TEXTS], ids=IDS)
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_repaired_text_of_each_class(text, where):
+    """An ill-formed byte in the text: each handler's str (whose widest
+    character may be the replacement's: U+FFFD, a lone surrogate, a
+    Latin-1 or Windows-1252 character, ASCII backslashes)."""
+    raw = text.encode("utf-8")
+    at = {"start": 0, "middle": len(raw) // 2, "end": len(raw)}[where]
+    # Not inside a character: move to the next character's start.
+    while at < len(raw) and 0x80 <= raw[at] < 0xC0:
+        at += 1
+    for bad in (b"\xff", b"\xe9", b"\xf0\x9f\x98"):
+        data = raw[:at] + bad + raw[at:]
+        with pytest.raises(UnicodeDecodeError) as e:
+            utf8guard.decode(data)
+        got = e.value
+        assert (got.encoding, got.object, got.start, got.end, got.reason, str(got)) \
+            == strict_error(data)
+        for ours, theirs in HANDLERS.items():
+            assert_same_str(utf8guard.decode(data, errors=ours), data.decode("utf-8", theirs))
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_large_text_of_each_class(name):
+    """9 MB (the fill of a large str, with the GIL released; a writable
+    buffer, with it), ASCII up to its widest character far from the start
+    (the bet on ASCII lost late)."""
+    top = max(CLASSES[name], key=ord)
+    raw = b"ascii only " * 500_000 + _text(CLASSES[name], 4096).encode() * 1024 + top.encode()
+    expected = raw.decode("utf-8")
+    assert_same_str(utf8guard.decode(raw), expected)
+    assert_same_str(utf8guard.decode(bytearray(raw)), expected)
+    assert_same_str(utf8guard.decode(memoryview(raw)[: len(raw) - len(top.encode())]),
+                    expected[:-1])
+    bad = raw + b"\xff"
+    for ours in ("replace", "surrogateescape", "latin-1"):
+        assert_same_str(utf8guard.decode(bad, errors=ours), bad.decode("utf-8", HANDLERS[ours]))
+
+
+def test_ascii_until_the_last_byte():
+    """The bet on ASCII lost at the very last byte, and at a block's edge."""
+    for n in (4095, 4096, 4097, 65536, 1 << 20):
+        for tail in ("é", "東", "😀"):
+            raw = b"a" * n + tail.encode()
+            assert_same_str(utf8guard.decode(raw), raw.decode())
+            with pytest.raises(UnicodeDecodeError):
+                utf8guard.decode(raw[:-1])
