@@ -5,9 +5,8 @@
 //!   `corrected-utf-8`;
 //! - a UTF-8 byte order mark (`EF BB BF`) is noted, and the input checked
 //!   as UTF-8 (the mark is U+FEFF, valid UTF-8);
-//! - a UTF-16 or UTF-32 byte order mark is checked as UTF-8, which it is
-//!   not (so that `-l` lists it among the files that are not UTF-8), with a
-//!   note that says what it is;
+//! - a UTF-16 or UTF-32 byte order mark selects that encoding, in that
+//!   byte order ([`crate::wide`]), with a note that names it;
 //! - anything else is checked as UTF-8.
 
 use std::fs::File;
@@ -23,8 +22,8 @@ use crate::io_error::io_message;
 use crate::progress::Progress;
 use crate::report::Outcome;
 use crate::scan::ScanOptions;
-use crate::sniff::{self, Nature};
 use crate::walk::Input;
+use crate::wide::Wide;
 
 /// The UTF-8 byte order mark.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -46,26 +45,6 @@ fn choose(head: &[u8]) -> Choice {
             Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into()),
         );
     }
-    if let Some(Nature::Unicode {
-        encoding,
-        bom: Some(bom),
-    }) = sniff::sniff(head)
-    {
-        let convert = if encoding.starts_with("UTF-16") {
-            format!(
-                ": `utf8guard convert --from {} --to utf-8` converts it",
-                encoding.to_ascii_lowercase()
-            )
-        } else {
-            String::new()
-        };
-        // Not UTF-8, rather than an input that cannot be read.
-        let note = format!(
-            "{encoding} text by its byte order mark ({}), not UTF-8{convert}",
-            hex(bom)
-        );
-        return Choice(Dialect::Utf8, Some(note));
-    }
     Choice(Dialect::Utf8, None)
 }
 
@@ -84,6 +63,18 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         Input::Failed { path, reason } => return Outcome::failed(path, reason.clone()),
     };
     let failed = |e: io::Error| Outcome::failed(path, io_message(&e));
+    // UTF-16 or UTF-32 by its byte order mark.
+    let wide = |(wide, mark): (Wide, &[u8]), outcome: Outcome, reader: &mut dyn Read| {
+        let mut outcome = wide.check(reader, outcome, opts, progress);
+        outcome.wide = Some(wide);
+        outcome.note = Some(format!(
+            "starts with a {} byte order mark ({}), checked as {}",
+            wide.title(),
+            hex(mark),
+            wide.title()
+        ));
+        outcome
+    };
     let choose_for = |head: &[u8]| {
         let Choice(dialect, note) = choose(head);
         (ScanOptions { dialect, ..*opts }, note)
@@ -92,10 +83,17 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
         Input::File { .. } => {
             // A regular file is read again from its start.
             let head = File::open(path).and_then(|mut f| read_head(&mut f));
-            let (opts, note) = match head {
-                Ok(head) => choose_for(&head),
+            let head = match head {
+                Ok(head) => head,
                 Err(e) => return failed(e),
             };
+            if let Some(found) = Wide::by_mark(&head) {
+                return match File::open(path) {
+                    Ok(mut file) => wide(found, Outcome::named(path), &mut file),
+                    Err(e) => failed(e),
+                };
+            }
+            let (opts, note) = choose_for(&head);
             let mut outcome = check::check_path(path, &opts, progress);
             outcome.note = note;
             outcome
@@ -122,6 +120,10 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
                 Ok(head) => head,
                 Err(e) => return failed(e),
             };
+            if let Some(found) = Wide::by_mark(&head) {
+                let mut reader = Cursor::new(head.clone()).chain(reader);
+                return wide(found, outcome, &mut reader);
+            }
             let (opts, note) = choose_for(&head);
             let reader = Cursor::new(head).chain(reader);
             let mut outcome = crate::stream::check_reader(reader, outcome, &opts, progress, &ready);
@@ -149,23 +151,15 @@ mod tests {
                 Some("starts with a UTF-8 byte order mark (EF BB BF), checked as UTF-8".into())
             )
         );
+        // A UTF-16 or UTF-32 byte order mark is not UTF-8's.
         assert_eq!(
-            choose(b"\xFF\xFEa\x00"),
-            Choice(
-                Dialect::Utf8,
-                Some(
-                    "UTF-16LE text by its byte order mark (FF FE), not UTF-8: \
-                     `utf8guard convert --from utf-16le --to utf-8` converts it"
-                        .into()
-                )
-            )
+            Wide::by_mark(b"\xFF\xFE\x00\x00").map(|(w, _)| w.title()),
+            Some("UTF-32LE")
         );
         assert_eq!(
-            choose(b"\x00\x00\xFE\xFF"),
-            Choice(
-                Dialect::Utf8,
-                Some("UTF-32BE text by its byte order mark (00 00 FE FF), not UTF-8".into())
-            )
+            Wide::by_mark(b"\xFF\xFEa\x00").map(|(w, _)| w.title()),
+            Some("UTF-16LE")
         );
+        assert_eq!(Wide::by_mark(b"\xEF\xBB\xBF"), None);
     }
 }

@@ -1,14 +1,22 @@
-//! `utf8guard convert`: from one member of the UTF-8 family (or UTF-16) to
-//! another, streamed in constant memory, written to a temporary file that
-//! is renamed into place only once the whole input is converted.
+//! `utf8guard convert`: between the members of the UTF-8 family, UTF-16,
+//! UTF-32, Latin-1 and Windows-1252, streamed in constant memory, written
+//! to a temporary file that is renamed into place only once the whole
+//! input is converted.
+//!
+//! The pairs the library converts in one step (within the family; UTF-8 or
+//! WTF-8 and UTF-16; UTF-8 to UTF-32 or a single-byte encoding) take it;
+//! every other goes through UTF-8 (WTF-8 when the target holds lone
+//! surrogates) in two stages, a piece at a time ([`Chain`]).
 
 use std::fs::{self, File};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use utf8guard::{Cause, Dialect, EncodeError, Policy, TranscodeError, Transcoder};
+use utf8guard::{
+    Cause, Dialect, EncodeError, Policy, Progress, SingleByte, Status, TranscodeError, Transcoder,
+};
 
-use crate::args::convert::{ConvertArgs, Format};
+use crate::args::convert::{ConvertArgs, Format, Order};
 use crate::family;
 use crate::io_error::io_message;
 use crate::output::Output;
@@ -21,8 +29,22 @@ impl Format {
     fn title(self) -> &'static str {
         match self {
             Format::Family(d) => family::title(d),
-            Format::Utf16 { big_endian: false } => "UTF-16LE",
-            Format::Utf16 { big_endian: true } => "UTF-16BE",
+            Format::Utf16(Order::Little) => "UTF-16LE",
+            Format::Utf16(Order::Big) => "UTF-16BE",
+            Format::Utf16(Order::Mark) => "UTF-16",
+            Format::Utf32(Order::Little) => "UTF-32LE",
+            Format::Utf32(Order::Big) => "UTF-32BE",
+            Format::Utf32(Order::Mark) => "UTF-32",
+            Format::Single(SingleByte::Latin1) => "Latin-1",
+            Format::Single(SingleByte::Windows1252) => "Windows-1252",
+        }
+    }
+
+    /// What `--replace` writes in this encoding, in words.
+    fn replacement_name(self) -> &'static str {
+        match self {
+            Format::Single(_) => "?",
+            _ => "U+FFFD",
         }
     }
 }
@@ -46,13 +68,14 @@ pub fn run(args: &ConvertArgs) -> u8 {
     } else {
         Policy::Strict
     };
-    let mut converter = match Converter::new(args.from, args.to, policy, args.magic_number) {
-        Ok(c) => c,
-        Err(message) => {
-            eprintln!("utf8guard: {message}");
-            return 2;
-        }
-    };
+    let mut converter =
+        match Converter::new(args.from, args.to, policy, args.magic_number, args.bom) {
+            Ok(c) => c,
+            Err(message) => {
+                eprintln!("utf8guard: {message}");
+                return 2;
+            }
+        };
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     match convert(input, output, args.force, &mut converter) {
@@ -61,8 +84,9 @@ pub fn run(args: &ConvertArgs) -> u8 {
             if let Some(first) = first {
                 let what = if count == 1 { "sequence" } else { "sequences" };
                 eprintln!(
-                    "utf8guard: {}: {count} {what} replaced with U+FFFD, the first at byte {first}",
-                    message_name(input)
+                    "utf8guard: {}: {count} {what} replaced with {}, the first at byte {first}",
+                    message_name(input),
+                    args.to.replacement_name()
                 );
             }
             0
@@ -137,113 +161,121 @@ fn convert(
     })
 }
 
-/// One conversion, fed the input a piece at a time.
-enum Converter {
-    /// Between two members of the family.
-    Family {
-        transcoder: Transcoder,
-        from: Dialect,
-        to: Dialect,
-    },
-    /// WTF-8 (or, first validated by a transcoder to WTF-8, UTF-8) to
-    /// UTF-16.
-    ToUtf16 {
-        first: Option<(Transcoder, Vec<u8>)>,
-        stage: Wtf8ToUtf16,
-    },
-    /// UTF-16 to WTF-8 or UTF-8.
-    FromUtf16(Utf16ToWtf8),
+/// One conversion, fed the input a piece at a time: the byte order mark
+/// of `utf-16` and `utf-32` input read (and dropped) first, the one of the
+/// output (or Corrected UTF-8's magic number) written first.
+struct Converter {
+    from: Format,
+    to: Format,
+    policy: Policy,
+    magic: bool,
+    /// Written before the first output.
+    prefix: Vec<u8>,
+    /// The conversion proper, made once the input's byte order is known.
+    inner: Option<Inner>,
+}
+
+/// The byte order mark of UTF-16 or UTF-32 (`unit` 2 or 4 bytes).
+fn bom(unit: usize, big_endian: bool) -> Vec<u8> {
+    let mut mark = if unit == 2 {
+        0xFEFFu16.to_le_bytes().to_vec()
+    } else {
+        0xFEFFu32.to_le_bytes().to_vec()
+    };
+    if big_endian {
+        mark.reverse();
+    }
+    mark
 }
 
 impl Converter {
-    fn new(from: Format, to: Format, policy: Policy, magic: bool) -> Result<Converter, String> {
+    fn new(
+        from: Format,
+        to: Format,
+        policy: Policy,
+        magic: bool,
+        with_bom: bool,
+    ) -> Result<Converter, String> {
         if magic && to != Format::Family(Dialect::Corrected) {
             return Err(format!(
                 "--magic-number: only Corrected UTF-8 has a magic number, not {}",
                 to.title()
             ));
         }
-        let wtf8_or_utf8 = |f| matches!(f, Format::Family(Dialect::Wtf8 | Dialect::Utf8));
-        match (from, to) {
-            (Format::Family(from), Format::Family(to)) => Ok(Converter::Family {
-                transcoder: Transcoder::new(from, to, policy).with_magic_number(magic),
-                from,
-                to,
-            }),
-            (Format::Family(d), Format::Utf16 { big_endian }) if wtf8_or_utf8(from) => {
-                Ok(Converter::ToUtf16 {
-                    // UTF-8 is validated (and repaired, with Replace) by a
-                    // transcoder to WTF-8 first; so is WTF-8 with Replace,
-                    // which counts what it replaces.
-                    first: (d == Dialect::Utf8 || policy == Policy::Replace)
-                        .then(|| (Transcoder::new(d, Dialect::Wtf8, policy), Vec::new())),
-                    stage: Wtf8ToUtf16::new(big_endian, policy),
-                })
+        let prefix = match to {
+            Format::Utf16(order) if with_bom || order == Order::Mark => bom(2, order == Order::Big),
+            Format::Utf32(order) if with_bom || order == Order::Mark => bom(4, order == Order::Big),
+            Format::Family(Dialect::Corrected) | Format::Single(_) if with_bom => {
+                return Err(format!("--bom: {} has no byte order mark", to.title()));
             }
-            (Format::Utf16 { big_endian }, Format::Family(d)) if wtf8_or_utf8(to) => Ok(
-                Converter::FromUtf16(Utf16ToWtf8::new(big_endian, d == Dialect::Utf8, policy)),
-            ),
-            _ => Err(format!(
-                "cannot convert {} to {}: UTF-16 converts to and from utf-8 and wtf-8 only",
-                from.title(),
-                to.title()
-            )),
-        }
+            Format::Family(d) if with_bom => d
+                .encode(0xFEFF)
+                .map(|e| e.as_bytes().to_vec())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        // Out of the family, the magic number is written here (within it,
+        // by the transcoder).
+        let prefix = if magic && !matches!(from, Format::Family(_)) {
+            family::MAGIC.to_vec()
+        } else {
+            prefix
+        };
+        Ok(Converter {
+            from,
+            to,
+            policy,
+            magic,
+            prefix,
+            inner: None,
+        })
     }
 
     /// Converts what it can of `input` (all of it with `last`), appending
     /// to `out`; returns how many bytes of `input` it read. What is left is
     /// a tail that more input may complete, to be given again.
     fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
-        match self {
-            Converter::Family {
-                transcoder,
-                from,
-                to,
-            } => transcoder.transcode_to_vec(input, out, last).map_err(|e| {
-                Failure::Input(transcode_message(
-                    &e,
-                    Format::Family(*from),
-                    Format::Family(*to),
-                ))
-            }),
-            Converter::ToUtf16 { first, stage } => match first {
-                None => stage.feed(input, last, out),
-                Some((t, mid)) => {
-                    let first_result = t.transcode_to_vec(input, mid, last);
-                    // Valid WTF-8 now: the second stage finds no error. On
-                    // an error of the first, `mid` holds whole characters:
-                    // all of it goes through.
-                    let done = match first_result {
-                        Ok(read) => last && read == input.len(),
-                        Err(_) => true,
-                    };
-                    let used = stage.feed(mid, done, out)?;
-                    mid.drain(..used);
-                    first_result.map_err(|e| {
-                        let to = Format::Utf16 {
-                            big_endian: stage.big_endian,
-                        };
-                        Failure::Input(transcode_message(&e, Format::Family(Dialect::Utf8), to))
-                    })
-                }
-            },
-            Converter::FromUtf16(stage) => stage.feed(input, last, out),
+        if let Some(inner) = &mut self.inner {
+            return inner.feed(input, last, out);
         }
+        // The byte order of `utf-16` and `utf-32` input: its byte order
+        // mark's (dropped), little-endian without one.
+        let (from, skip) = match self.from {
+            Format::Utf16(Order::Mark) | Format::Utf32(Order::Mark) => {
+                let utf16 = matches!(self.from, Format::Utf16(_));
+                let unit = if utf16 { 2 } else { 4 };
+                if input.len() < unit && !last {
+                    return Ok(0);
+                }
+                let order = if input.starts_with(&bom(unit, false)) {
+                    Some(Order::Little)
+                } else if input.starts_with(&bom(unit, true)) {
+                    Some(Order::Big)
+                } else {
+                    None
+                };
+                let skip = if order.is_some() { unit } else { 0 };
+                let order = order.unwrap_or(Order::Little);
+                let from = if utf16 {
+                    Format::Utf16(order)
+                } else {
+                    Format::Utf32(order)
+                };
+                (from, skip)
+            }
+            from => (from, 0),
+        };
+        let mut inner = Inner::new(from, self.from, self.to, self.policy, self.magic, skip);
+        out.extend_from_slice(&self.prefix);
+        let read = inner.feed(&input[skip..], last, out);
+        self.inner = Some(inner);
+        Ok(skip + read?)
     }
 
-    /// How many sequences were replaced with U+FFFD, and the offset in the
-    /// input of the first.
+    /// How many sequences were replaced (with U+FFFD, or `?`), and the
+    /// offset in the input of the first.
     fn replacements(&self) -> (u64, Option<usize>) {
-        match self {
-            Converter::Family { transcoder, .. }
-            | Converter::ToUtf16 {
-                first: Some((transcoder, _)),
-                ..
-            } => (transcoder.replacements(), transcoder.first_replacement()),
-            Converter::ToUtf16 { first: None, .. } => (0, None),
-            Converter::FromUtf16(stage) => (stage.replaced, stage.first_replaced),
-        }
+        self.inner.as_ref().map_or((0, None), Inner::replacements)
     }
 
     /// Converts all of `reader` into `writer`, a piece at a time.
@@ -275,14 +307,125 @@ impl Converter {
     }
 }
 
+/// The conversion proper, the input's byte order known.
+enum Inner {
+    /// Between two members of the family.
+    Family {
+        transcoder: Transcoder,
+        from: Dialect,
+        to: Dialect,
+    },
+    /// WTF-8 (or, first validated by a transcoder to WTF-8, UTF-8) to
+    /// UTF-16.
+    ToUtf16 {
+        first: Option<(Transcoder, Vec<u8>)>,
+        stage: Wtf8ToUtf16,
+    },
+    /// UTF-16 to WTF-8 or UTF-8.
+    FromUtf16(Utf16ToWtf8),
+    /// Everything else.
+    Chain(Box<Chain>),
+}
+
+impl Inner {
+    /// The conversion from `from` (its byte order known; `named`, as the
+    /// user named it) to `to`, of input that starts at offset `base`.
+    fn new(
+        from: Format,
+        named: Format,
+        to: Format,
+        policy: Policy,
+        magic: bool,
+        base: usize,
+    ) -> Inner {
+        let wtf8_or_utf8 = |d| matches!(d, Dialect::Wtf8 | Dialect::Utf8);
+        match (from, to) {
+            (Format::Family(from), Format::Family(to)) => Inner::Family {
+                transcoder: Transcoder::new(from, to, policy).with_magic_number(magic),
+                from,
+                to,
+            },
+            (Format::Family(d), Format::Utf16(order)) if wtf8_or_utf8(d) => Inner::ToUtf16 {
+                // UTF-8 is validated (and repaired, with Replace) by a
+                // transcoder to WTF-8 first; so is WTF-8 with Replace,
+                // which counts what it replaces.
+                first: (d == Dialect::Utf8 || policy == Policy::Replace)
+                    .then(|| (Transcoder::new(d, Dialect::Wtf8, policy), Vec::new())),
+                stage: Wtf8ToUtf16::new(order == Order::Big, policy, to),
+            },
+            (Format::Utf16(order), Format::Family(d)) if wtf8_or_utf8(d) => Inner::FromUtf16(
+                Utf16ToWtf8::new(order == Order::Big, named, to, policy, base),
+            ),
+            _ => Inner::Chain(Box::new(Chain::new(from, named, to, policy, base))),
+        }
+    }
+
+    fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
+        match self {
+            Inner::Family {
+                transcoder,
+                from,
+                to,
+            } => transcoder.transcode_to_vec(input, out, last).map_err(|e| {
+                Failure::Input(transcode_message(
+                    &e,
+                    Format::Family(*from),
+                    Format::Family(*to),
+                ))
+            }),
+            Inner::ToUtf16 { first, stage } => match first {
+                None => stage.feed(input, last, out),
+                Some((t, mid)) => {
+                    let first_result = t.transcode_to_vec(input, mid, last);
+                    // Valid WTF-8 now: the second stage finds no error. On
+                    // an error of the first, `mid` holds whole characters:
+                    // all of it goes through.
+                    let done = match first_result {
+                        Ok(read) => last && read == input.len(),
+                        Err(_) => true,
+                    };
+                    let used = stage.feed(mid, done, out)?;
+                    mid.drain(..used);
+                    first_result.map_err(|e| {
+                        Failure::Input(transcode_message(
+                            &e,
+                            Format::Family(Dialect::Utf8),
+                            stage.to,
+                        ))
+                    })
+                }
+            },
+            Inner::FromUtf16(stage) => stage.feed(input, last, out),
+            Inner::Chain(chain) => chain.feed(input, last, out),
+        }
+    }
+
+    fn replacements(&self) -> (u64, Option<usize>) {
+        match self {
+            Inner::Family { transcoder, .. }
+            | Inner::ToUtf16 {
+                first: Some((transcoder, _)),
+                ..
+            } => (transcoder.replacements(), transcoder.first_replacement()),
+            Inner::ToUtf16 { first: None, .. } => (0, None),
+            Inner::FromUtf16(stage) => (stage.replaced, stage.first_replaced),
+            Inner::Chain(chain) => chain.replacements(),
+        }
+    }
+}
+
 /// The message for a transcoder's error.
 fn transcode_message(e: &TranscodeError, from: Format, to: Format) -> String {
-    let at = e.offset();
-    match e.cause() {
+    message(e.offset(), e.cause(), from, to)
+}
+
+/// The message for an error at input offset `at`.
+fn message(at: usize, cause: Cause, from: Format, to: Format) -> String {
+    match cause {
         Cause::Malformed(kind) => {
             let what = match from {
                 Format::Family(d) => family::describe(kind, d),
-                Format::Utf16 { .. } => kind.description().to_owned(),
+                _ => kind.description().to_owned(),
             };
             format!("invalid {} at byte {at}: {what}", from.title())
         }
@@ -292,7 +435,7 @@ fn transcode_message(e: &TranscodeError, from: Format, to: Format) -> String {
              UTF-8 holds",
             to.title()
         ),
-        _ => format!("cannot convert to {}: {e}", to.title()),
+        _ => format!("cannot convert to {} at byte {at}", to.title()),
     }
 }
 
@@ -322,16 +465,19 @@ fn wtf8_cut(bytes: &[u8]) -> usize {
 struct Wtf8ToUtf16 {
     big_endian: bool,
     policy: Policy,
+    /// The target, as named.
+    to: Format,
     /// Bytes read by earlier calls.
     consumed: usize,
     units: Vec<u16>,
 }
 
 impl Wtf8ToUtf16 {
-    fn new(big_endian: bool, policy: Policy) -> Self {
+    fn new(big_endian: bool, policy: Policy, to: Format) -> Self {
         Wtf8ToUtf16 {
             big_endian,
             policy,
+            to,
             consumed: 0,
             units: Vec::new(),
         }
@@ -368,13 +514,28 @@ fn put_units(units: &[u16], big_endian: bool, out: &mut Vec<u8>) {
     }
 }
 
+fn put_units32(units: &[u32], big_endian: bool, out: &mut Vec<u8>) {
+    out.reserve(units.len() * 4);
+    for &u in units {
+        let bytes = if big_endian {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        };
+        out.extend_from_slice(&bytes);
+    }
+}
+
 /// UTF-16 to WTF-8 (or UTF-8, where a lone surrogate is an error or
 /// U+FFFD), a piece at a time.
 struct Utf16ToWtf8 {
     big_endian: bool,
     strict_utf8: bool,
     policy: Policy,
-    /// Bytes read by earlier calls.
+    /// The source and the target, as named (for messages).
+    from: Format,
+    to: Format,
+    /// Bytes read by earlier calls (and a byte order mark before them).
     consumed: usize,
     units: Vec<u16>,
     /// U+FFFD written in place of what could not be converted.
@@ -386,12 +547,16 @@ struct Utf16ToWtf8 {
 const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
 
 impl Utf16ToWtf8 {
-    fn new(big_endian: bool, strict_utf8: bool, policy: Policy) -> Self {
+    /// From UTF-16 (`from`, as named) to WTF-8, or to UTF-8 when `to`
+    /// cannot hold lone surrogates; the input starts at offset `base`.
+    fn new(big_endian: bool, from: Format, to: Format, policy: Policy, base: usize) -> Self {
         Utf16ToWtf8 {
             big_endian,
-            strict_utf8,
+            strict_utf8: !holds_surrogates(to),
             policy,
-            consumed: 0,
+            from,
+            to,
+            consumed: base,
             units: Vec::new(),
             replaced: 0,
             first_replaced: None,
@@ -405,31 +570,47 @@ impl Utf16ToWtf8 {
         self.first_replaced.get_or_insert(at);
     }
 
+    fn unit(&self, pair: &[u8]) -> u16 {
+        let pair = [pair[0], pair[1]];
+        if self.big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        }
+    }
+
     fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
-        self.units.clear();
-        self.units.extend(input.chunks_exact(2).map(|pair| {
-            let pair = [pair[0], pair[1]];
-            if self.big_endian {
-                u16::from_be_bytes(pair)
-            } else {
-                u16::from_le_bytes(pair)
-            }
-        }));
+        let mut units = std::mem::take(&mut self.units);
+        units.clear();
+        units.extend(input.chunks_exact(2).map(|pair| self.unit(pair)));
+        let result = self.convert(&units, input.len(), last, out);
+        self.units = units;
+        result
+    }
+
+    fn convert(
+        &mut self,
+        units: &[u16],
+        len: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Failure> {
+        let mut units = units;
         // A lead surrogate at the end may pair with the next piece's first
         // unit: it waits for it.
-        if !last && self.units.last().is_some_and(|&u| is_lead(u)) {
-            self.units.pop();
+        if !last && units.last().is_some_and(|&u| is_lead(u)) {
+            units = &units[..units.len() - 1];
         }
         let mut done = 0;
         if self.strict_utf8 {
-            while let Some(lone) = first_lone_surrogate(&self.units[done..]) {
+            while let Some(lone) = first_lone_surrogate(&units[done..]) {
                 let at = done + lone;
-                utf8guard::utf16_to_wtf8(&self.units[done..at], out);
+                utf8guard::utf16_to_wtf8(&units[done..at], out);
                 if self.policy == Policy::Strict {
                     let offset = self.consumed + 2 * at;
                     return Err(Failure::Input(unencodable(
                         offset,
-                        Format::Family(Dialect::Utf8),
+                        self.to,
                         EncodeError::Surrogate,
                     )));
                 }
@@ -437,18 +618,14 @@ impl Utf16ToWtf8 {
                 done = at + 1;
             }
         }
-        utf8guard::utf16_to_wtf8(&self.units[done..], out);
-        let mut read = 2 * self.units.len();
-        if last && input.len() % 2 == 1 {
+        utf8guard::utf16_to_wtf8(&units[done..], out);
+        let mut read = 2 * units.len();
+        if last && len % 2 == 1 {
             let at = self.consumed + read;
             if self.policy == Policy::Strict {
-                let name = if self.big_endian {
-                    "UTF-16BE"
-                } else {
-                    "UTF-16LE"
-                };
                 return Err(Failure::Input(format!(
-                    "invalid {name} at byte {at}: input ends inside a 2-byte code unit"
+                    "invalid {} at byte {at}: input ends inside a 2-byte code unit",
+                    self.from.title()
                 )));
             }
             self.replace(at, out);
@@ -456,6 +633,26 @@ impl Utf16ToWtf8 {
         }
         self.consumed += read;
         Ok(read)
+    }
+
+    /// How many bytes of `input` (from the start of the last piece fed)
+    /// the first `chars` characters it was converted to came from.
+    fn skip(&self, input: &[u8], chars: usize) -> usize {
+        let mut i = 0;
+        for _ in 0..chars {
+            let Some(pair) = input.get(i..i + 2) else {
+                return input.len();
+            };
+            let pairs_with_next = input
+                .get(i + 2..i + 4)
+                .is_some_and(|next| (0xDC00..0xE000).contains(&self.unit(next)));
+            i += if is_lead(self.unit(pair)) && pairs_with_next {
+                4
+            } else {
+                2
+            };
+        }
+        i.min(input.len())
     }
 }
 
@@ -483,6 +680,502 @@ fn first_lone_surrogate(units: &[u16]) -> Option<usize> {
     None
 }
 
+/// `format` holds lone surrogates: UTF-16, and WTF-8 and the other members
+/// of the family that write them one by one.
+fn holds_surrogates(format: Format) -> bool {
+    match format {
+        Format::Family(d) => d.encode(0xD800).is_ok(),
+        Format::Utf16(_) => true,
+        _ => false,
+    }
+}
+
+/// UTF-32 to UTF-8, a piece at a time. A surrogate or a value above
+/// U+10FFFF is ill-formed input.
+struct Utf32ToUtf8 {
+    big_endian: bool,
+    policy: Policy,
+    /// The source as named (for messages).
+    from: Format,
+    /// Bytes read by earlier calls (and a byte order mark before them).
+    consumed: usize,
+    units: Vec<u32>,
+    bytes: Vec<u8>,
+    replaced: u64,
+    first_replaced: Option<usize>,
+}
+
+impl Utf32ToUtf8 {
+    fn new(big_endian: bool, from: Format, policy: Policy, base: usize) -> Self {
+        Utf32ToUtf8 {
+            big_endian,
+            policy,
+            from,
+            consumed: base,
+            units: Vec::new(),
+            bytes: Vec::new(),
+            replaced: 0,
+            first_replaced: None,
+        }
+    }
+
+    fn replace(&mut self, at: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(REPLACEMENT);
+        self.replaced += 1;
+        self.first_replaced.get_or_insert(at);
+    }
+
+    fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
+        let big_endian = self.big_endian;
+        let mut units = std::mem::take(&mut self.units);
+        units.clear();
+        units.extend(input.chunks_exact(4).map(|u| {
+            let u = [u[0], u[1], u[2], u[3]];
+            if big_endian {
+                u32::from_be_bytes(u)
+            } else {
+                u32::from_le_bytes(u)
+            }
+        }));
+        let mut bytes = std::mem::take(&mut self.bytes);
+        if bytes.len() < 4 * units.len() {
+            bytes.resize(4 * units.len(), 0);
+        }
+        let result = self.convert(&units, &mut bytes, input.len(), last, out);
+        self.units = units;
+        self.bytes = bytes;
+        result
+    }
+
+    fn convert(
+        &mut self,
+        units: &[u32],
+        bytes: &mut [u8],
+        len: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Failure> {
+        let mut i = 0;
+        while i < units.len() {
+            let p = utf8guard::utf32_to_utf8_into(&units[i..], Policy::Strict, bytes);
+            out.extend_from_slice(&bytes[..p.written]);
+            match p.result {
+                Ok(Status::InputEmpty) => i = units.len(),
+                Ok(_) => i += p.read,
+                Err(e) => {
+                    let k = i + e.offset();
+                    let at = self.consumed + 4 * k;
+                    if self.policy == Policy::Strict {
+                        let what = utf32_error(units[k]);
+                        return Err(Failure::Input(format!(
+                            "invalid {} at byte {at}: {what}",
+                            self.from.title()
+                        )));
+                    }
+                    self.replace(at, out);
+                    i = k + 1;
+                }
+            }
+        }
+        let mut read = 4 * units.len();
+        if last && !len.is_multiple_of(4) {
+            let at = self.consumed + read;
+            if self.policy == Policy::Strict {
+                return Err(Failure::Input(format!(
+                    "invalid {} at byte {at}: input ends inside a 4-byte code unit",
+                    self.from.title()
+                )));
+            }
+            self.replace(at, out);
+            read = len;
+        }
+        self.consumed += read;
+        Ok(read)
+    }
+}
+
+/// Why UTF-32 unit `unit` is not a character.
+pub fn utf32_error(unit: u32) -> String {
+    if unit > 0x10_FFFF {
+        format!("{unit:08X} is above 10FFFF, the highest code point")
+    } else {
+        format!("{unit:08X} is a surrogate code point (D800..DFFF), not a character")
+    }
+}
+
+/// The first stage of a [`Chain`]: the input to UTF-8 (or WTF-8).
+enum Decoder {
+    /// The input is UTF-8, read by the second stage itself.
+    Direct,
+    Family {
+        transcoder: Transcoder,
+        from: Dialect,
+    },
+    Utf16(Utf16ToWtf8),
+    Utf32(Utf32ToUtf8),
+    Single(SingleByte),
+}
+
+impl Decoder {
+    /// The number of bytes at the start of `input` (the last piece fed)
+    /// that the first `chars` characters written came from; `None` when an
+    /// ill-formed sequence, which the first stage replaced, comes first.
+    fn skip(&self, input: &[u8], at_start: bool, chars: usize) -> Option<usize> {
+        match self {
+            Decoder::Direct => None,
+            Decoder::Family { from, .. } => {
+                if chars == 0 {
+                    // Past a magic number at the start of the document.
+                    let magic = at_start
+                        && *from == Dialect::Corrected
+                        && input.starts_with(&family::MAGIC);
+                    return Some(if magic { family::MAGIC.len() } else { 0 });
+                }
+                let mut n = 0;
+                for item in from.decode(input) {
+                    match item {
+                        utf8guard::Decoded::Char { .. } => {
+                            n += 1;
+                            if n == chars {
+                                return Some(item.offset() + item.len());
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(input.len())
+            }
+            Decoder::Utf16(stage) => Some(stage.skip(input, chars)),
+            Decoder::Utf32(_) => Some((4 * chars).min(input.len())),
+            Decoder::Single(_) => Some(chars.min(input.len())),
+        }
+    }
+
+    fn replacements(&self) -> (u64, Option<usize>) {
+        match self {
+            Decoder::Direct | Decoder::Single(_) => (0, None),
+            Decoder::Family { transcoder, .. } => {
+                (transcoder.replacements(), transcoder.first_replacement())
+            }
+            Decoder::Utf16(stage) => (stage.replaced, stage.first_replaced),
+            Decoder::Utf32(stage) => (stage.replaced, stage.first_replaced),
+        }
+    }
+}
+
+/// The second stage of a [`Chain`]: UTF-8 (or WTF-8) to the target.
+enum Encoder {
+    /// The target is what the first stage writes.
+    Copy,
+    /// Another member of the family.
+    Family {
+        from: Dialect,
+        to: Dialect,
+    },
+    Utf16 {
+        big_endian: bool,
+        units: Vec<u16>,
+    },
+    Utf32 {
+        big_endian: bool,
+        units: Vec<u32>,
+    },
+    Single {
+        encoding: SingleByte,
+        bytes: Vec<u8>,
+    },
+}
+
+/// What the second stage replaced, in one call: how many, and the offset
+/// of the first in its input.
+#[derive(Default)]
+struct Replaced {
+    count: u64,
+    first: Option<usize>,
+}
+
+/// An error of the second stage: at an offset of its input, and why.
+struct Stop {
+    at: usize,
+    cause: Cause,
+}
+
+impl Encoder {
+    /// Converts `input` (all of it with `last`) to `out`; returns how much
+    /// it read. With `direct`, `input` is the command's input (UTF-8), else
+    /// the first stage's output, in which U+FFFD replaced what the first
+    /// stage could not convert: it is not counted again.
+    fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        policy: Policy,
+        direct: bool,
+        out: &mut Vec<u8>,
+        replaced: &mut Replaced,
+    ) -> Result<usize, Stop> {
+        let stop = |e: TranscodeError| Stop {
+            at: e.offset(),
+            cause: e.cause(),
+        };
+        match self {
+            Encoder::Copy => {
+                out.extend_from_slice(input);
+                Ok(input.len())
+            }
+            Encoder::Family { from, to } => {
+                // Whole characters: a transcoder of its own each time.
+                let mut t = Transcoder::new(*from, *to, policy);
+                let read = t.transcode_to_vec(input, out, true).map_err(stop)?;
+                replaced.count += t.replacements();
+                if replaced.first.is_none() {
+                    replaced.first = t.first_replacement();
+                }
+                Ok(read)
+            }
+            Encoder::Utf16 { big_endian, units } => {
+                units.clear();
+                utf8guard::wtf8_to_utf16(input, policy, units).map_err(stop)?;
+                put_units(units, *big_endian, out);
+                Ok(input.len())
+            }
+            Encoder::Utf32 { big_endian, units } => {
+                if units.len() < input.len() {
+                    units.resize(input.len(), 0);
+                }
+                let room = &mut units[..input.len()];
+                let p = utf8guard::utf8_to_utf32_into(input, policy, room, last);
+                put_units32(&room[..p.written], *big_endian, out);
+                let read = p.result.map(|_| p.read).map_err(stop)?;
+                // U+FFFD written, less those of the input.
+                let written = room[..p.written].iter().filter(|&&u| u == 0xFFFD).count();
+                if written > count_replacements(&input[..read]) {
+                    replaced.count += (written - count_replacements(&input[..read])) as u64;
+                    if replaced.first.is_none() {
+                        replaced.first = first_replaced(input, direct, |src| {
+                            let mut room = vec![0; src.len()];
+                            utf8guard::utf8_to_utf32_into(src, Policy::Strict, &mut room, last)
+                        });
+                    }
+                }
+                Ok(read)
+            }
+            Encoder::Single { encoding, bytes } => {
+                if bytes.len() < input.len() {
+                    bytes.resize(input.len(), 0);
+                }
+                let room = &mut bytes[..input.len()];
+                let p = utf8guard::utf8_to_single_byte_into(*encoding, input, policy, room, last);
+                let written = &room[..p.written];
+                out.extend_from_slice(written);
+                let read = p.result.map(|_| p.read).map_err(stop)?;
+                // `?` written, less those of the input (and, after a first
+                // stage, less the U+FFFD it wrote).
+                let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b == b'?').count();
+                let mut already = count(&input[..read]);
+                if !direct {
+                    already += count_replacements(&input[..read]);
+                }
+                if count(written) > already {
+                    replaced.count += (count(written) - already) as u64;
+                    if replaced.first.is_none() {
+                        let encoding = *encoding;
+                        replaced.first = first_replaced(input, direct, |src| {
+                            let mut room = vec![0; src.len()];
+                            utf8guard::utf8_to_single_byte_into(
+                                encoding,
+                                src,
+                                Policy::Strict,
+                                &mut room,
+                                last,
+                            )
+                        });
+                    }
+                }
+                Ok(read)
+            }
+        }
+    }
+}
+
+/// How many U+FFFD `utf8` holds.
+fn count_replacements(utf8: &[u8]) -> usize {
+    utf8.windows(3).filter(|w| *w == REPLACEMENT).count()
+}
+
+/// Where the first thing that `convert` (a strict conversion out of
+/// UTF-8) replaces in `input` starts: its first error, but, when not
+/// `direct`, for the U+FFFD of the first stage.
+fn first_replaced(
+    input: &[u8],
+    direct: bool,
+    convert: impl Fn(&[u8]) -> Progress,
+) -> Option<usize> {
+    let mut pos = 0;
+    while pos < input.len() {
+        let p = convert(&input[pos..]);
+        match p.result {
+            Ok(Status::InputEmpty) => return None,
+            Ok(_) => pos += p.read.max(1),
+            Err(e) => {
+                let at = pos + e.offset();
+                let len = e.error_len().unwrap_or(input.len() - at);
+                if direct || &input[at..at + len] != REPLACEMENT {
+                    return Some(at);
+                }
+                pos = at + len;
+            }
+        }
+    }
+    None
+}
+
+/// A conversion in two stages: the input to UTF-8 (WTF-8 when the target
+/// holds lone surrogates), then to the target, a piece at a time; or, from
+/// UTF-8 to UTF-32 or a single-byte encoding, the second stage alone.
+/// Offsets of the second stage's errors are traced back to the input.
+struct Chain {
+    decoder: Decoder,
+    encoder: Encoder,
+    /// The first stage's output for the current piece.
+    mid: Vec<u8>,
+    policy: Policy,
+    /// The source and the target, as named (for messages).
+    from: Format,
+    to: Format,
+    /// Input bytes read by earlier calls (and a byte order mark before them).
+    consumed: usize,
+    /// What the second stage replaced: how many, and the input offset of
+    /// the first.
+    replaced: u64,
+    first_replaced: Option<usize>,
+}
+
+impl Chain {
+    fn new(from: Format, named: Format, to: Format, policy: Policy, base: usize) -> Chain {
+        let mid = if holds_surrogates(to) {
+            Dialect::Wtf8
+        } else {
+            Dialect::Utf8
+        };
+        let decoder = match from {
+            Format::Family(Dialect::Utf8) if mid == Dialect::Utf8 => Decoder::Direct,
+            Format::Family(d) => Decoder::Family {
+                transcoder: Transcoder::new(d, mid, policy),
+                from: d,
+            },
+            Format::Utf16(order) => Decoder::Utf16(Utf16ToWtf8::new(
+                order == Order::Big,
+                named,
+                to,
+                policy,
+                base,
+            )),
+            Format::Utf32(order) => {
+                Decoder::Utf32(Utf32ToUtf8::new(order == Order::Big, named, policy, base))
+            }
+            Format::Single(encoding) => Decoder::Single(encoding),
+        };
+        let encoder = match to {
+            Format::Family(d) if d == mid => Encoder::Copy,
+            Format::Family(d) => Encoder::Family { from: mid, to: d },
+            Format::Utf16(order) => Encoder::Utf16 {
+                big_endian: order == Order::Big,
+                units: Vec::new(),
+            },
+            Format::Utf32(order) => Encoder::Utf32 {
+                big_endian: order == Order::Big,
+                units: Vec::new(),
+            },
+            Format::Single(encoding) => Encoder::Single {
+                encoding,
+                bytes: Vec::new(),
+            },
+        };
+        Chain {
+            decoder,
+            encoder,
+            mid: Vec::new(),
+            policy,
+            from: named,
+            to,
+            consumed: base,
+            replaced: 0,
+            first_replaced: None,
+        }
+    }
+
+    fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
+        let base = self.consumed;
+        let mut replaced = Replaced::default();
+        if let Decoder::Direct = self.decoder {
+            let result = self
+                .encoder
+                .feed(input, last, self.policy, true, out, &mut replaced);
+            self.count(replaced.count, replaced.first.map(|at| base + at));
+            let read = result.map_err(|stop| {
+                Failure::Input(message(base + stop.at, stop.cause, self.from, self.to))
+            })?;
+            self.consumed += read;
+            return Ok(read);
+        }
+        let mut mid = std::mem::take(&mut self.mid);
+        mid.clear();
+        let first = match &mut self.decoder {
+            Decoder::Direct => unreachable!("handled above"),
+            Decoder::Family { transcoder, from } => transcoder
+                .transcode_to_vec(input, &mut mid, last)
+                .map_err(|e| Failure::Input(transcode_message(&e, Format::Family(*from), self.to))),
+            Decoder::Utf16(stage) => stage.feed(input, last, &mut mid),
+            Decoder::Utf32(stage) => stage.feed(input, last, &mut mid),
+            Decoder::Single(encoding) => {
+                utf8guard::single_byte_to_utf8(*encoding, input, &mut mid);
+                Ok(input.len())
+            }
+        };
+        // `mid` holds whole characters, those before any error of the
+        // first stage, which come before it.
+        let second = self
+            .encoder
+            .feed(&mid, true, self.policy, false, out, &mut replaced);
+        let at_start = base == 0;
+        // The input offset of the character at `mid[m..]`.
+        let trace = |m: usize| {
+            let chars = mid[..m].iter().filter(|&&b| b & 0xC0 != 0x80).count();
+            self.decoder.skip(input, at_start, chars).map(|k| base + k)
+        };
+        let first_replaced = replaced.first.and_then(trace);
+        let error = second.err().map(|stop| {
+            let at = trace(stop.at).unwrap_or(base);
+            Failure::Input(message(at, stop.cause, self.from, self.to))
+        });
+        self.mid = mid;
+        self.count(replaced.count, first_replaced);
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let read = first?;
+        self.consumed += read;
+        Ok(read)
+    }
+
+    fn count(&mut self, count: u64, first: Option<usize>) {
+        self.replaced += count;
+        if self.first_replaced.is_none() {
+            self.first_replaced = first;
+        }
+    }
+
+    fn replacements(&self) -> (u64, Option<usize>) {
+        let (count, first) = self.decoder.replacements();
+        let first = match (first, self.first_replaced) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (count + self.replaced, first)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,7 +1196,7 @@ mod tests {
         };
         let from = parse_format(from).unwrap();
         let to = parse_format(to).unwrap();
-        let mut c = Converter::new(from, to, policy, false).unwrap();
+        let mut c = Converter::new(from, to, policy, false, false).unwrap();
         let mut out = Vec::new();
         match c.stream(Trickle { data, step }, &mut out) {
             Ok(()) => Ok(out),
@@ -637,19 +1330,140 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_pairs_are_refused() {
+    fn usage_errors_are_refused() {
         let f = |s| parse_format(s).unwrap();
-        let err = Converter::new(f("utf-16le"), f("cesu-8"), Policy::Strict, false).err();
-        assert_eq!(
-            err.as_deref(),
-            Some("cannot convert UTF-16LE to CESU-8: UTF-16 converts to and from utf-8 and wtf-8 only")
-        );
-        let err = Converter::new(f("utf-8"), f("cesu-8"), Policy::Strict, true).err();
+        let err = Converter::new(f("utf-8"), f("cesu-8"), Policy::Strict, true, false).err();
         assert_eq!(
             err.as_deref(),
             Some("--magic-number: only Corrected UTF-8 has a magic number, not CESU-8")
         );
-        assert!(parse_format("utf-32").is_err());
+        let err = Converter::new(f("utf-8"), f("cp1252"), Policy::Strict, false, true).err();
+        assert_eq!(
+            err.as_deref(),
+            Some("--bom: Windows-1252 has no byte order mark")
+        );
+        assert!(parse_format("utf-7").is_err());
+        assert_eq!(
+            parse_format("ISO-8859-1"),
+            Ok(Format::Single(SingleByte::Latin1))
+        );
+        assert_eq!(parse_format("UTF32"), Ok(Format::Utf32(Order::Mark)));
+    }
+
+    fn utf32le(text: &str) -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| u32::from(c).to_le_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn every_pair_through_utf8_in_pieces() {
+        let text = "a\u{E9}\u{20AC}\u{1F600}\n";
+        let utf16: Vec<u16> = text.encode_utf16().collect();
+        let mut with_bom = vec![0xFE, 0xFF];
+        with_bom.extend(utf16.iter().flat_map(|u| u.to_be_bytes()));
+        // The byte order of `utf-16` from its mark, which is dropped.
+        assert_eq!(
+            same_at_every_step("utf-16", "utf-32le", false, &with_bom),
+            Ok(utf32le(text))
+        );
+        // `utf-32` without a mark: little-endian; written: a mark first.
+        let mut expected = vec![0xFF, 0xFE];
+        expected.extend(utf16le(&utf16));
+        assert_eq!(
+            same_at_every_step("utf-32", "utf-16", false, &utf32le(text)),
+            Ok(expected)
+        );
+        assert_eq!(
+            same_at_every_step("utf-32le", "cesu-8", false, &utf32le(text)),
+            Ok(b"a\xC3\xA9\xE2\x82\xAC\xED\xA0\xBD\xED\xB8\x80\n".to_vec())
+        );
+        assert_eq!(
+            same_at_every_step("windows-1252", "utf-16le", false, b"\x93caf\xE9\x94 \x80"),
+            Ok(utf16le(
+                &"\u{201C}caf\u{E9}\u{201D} \u{20AC}"
+                    .encode_utf16()
+                    .collect::<Vec<_>>()
+            ))
+        );
+        // A character Latin-1 lacks: where it starts in the input.
+        assert_eq!(
+            same_at_every_step("utf-16le", "latin-1", false, &utf16le(&utf16)),
+            Err("cannot convert to Latin-1 at byte 4: character this encoding cannot hold".into())
+        );
+        assert_eq!(
+            same_at_every_step("utf-16le", "latin-1", true, &utf16le(&utf16)),
+            Ok(b"a\xE9??\n".to_vec())
+        );
+        assert_eq!(
+            same_at_every_step(
+                "cesu-8",
+                "windows-1252",
+                false,
+                b"\xE2\x82\xACx\xED\xA0\xBD\xED\xB8\x80"
+            ),
+            Err(
+                "cannot convert to Windows-1252 at byte 4: character this encoding cannot hold"
+                    .into()
+            )
+        );
+        // A lone surrogate: WTF-8 and UTF-16 hold it, UTF-32 does not.
+        let lone = utf16le(&[0x61, 0xD800, 0x62]);
+        assert_eq!(
+            same_at_every_step("utf-16le", "utf-32be", false, &lone),
+            Err("cannot convert to UTF-32BE at byte 2: surrogate code point, which this encoding cannot hold".into())
+        );
+        assert_eq!(
+            same_at_every_step("utf-16le", "utf-16be", false, &lone),
+            Ok(vec![0, 0x61, 0xD8, 0, 0, 0x62])
+        );
+        let big = [0x61, 0, 0, 0, 0, 0, 0x11, 0, 0x62, 0];
+        assert_eq!(
+            same_at_every_step("utf-32le", "utf-16le", false, &big),
+            Err(
+                "invalid UTF-32LE at byte 4: 00110000 is above 10FFFF, the highest code point"
+                    .into()
+            )
+        );
+        assert_eq!(
+            same_at_every_step("utf-32le", "latin-1", true, &big),
+            Ok(b"a??".to_vec())
+        );
+        // Corrected UTF-8 holds no C1 control.
+        assert_eq!(
+            same_at_every_step("latin-1", "corrected-utf-8", false, b"ab\x85"),
+            Err("cannot convert to Corrected UTF-8 at byte 2: C1 control (U+0080..U+009F), which Corrected UTF-8 skips".into())
+        );
+    }
+
+    #[test]
+    fn replacements_are_counted_once_from_their_first() {
+        let cases: [(&str, &str, &[u8], u64, usize); 5] = [
+            ("utf-16le", "latin-1", b"a\x00\xAC\x20\x00\xD8b", 3, 2),
+            ("utf-8", "latin-1", b"ab\xE2\x82\xAC\xFF", 2, 2),
+            ("cesu-8", "latin-1", b"\xE2\x82\xAC\xFFx", 2, 0),
+            ("wtf-8", "windows-1252", b"ab\xC4\x80\xED\xA0\x80", 2, 2),
+            (
+                "utf-32be",
+                "latin-1",
+                b"\x00\x00\x00a\x00\x00\xD8\x00\x00\x00\x01\x00",
+                2,
+                4,
+            ),
+        ];
+        for (from, to, data, count, first) in cases {
+            for step in 1..=data.len() {
+                let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
+                let mut c = Converter::new(from_f, to_f, Policy::Replace, false, false).unwrap();
+                let mut out = Vec::new();
+                c.stream(Trickle { data, step }, &mut out).unwrap();
+                assert_eq!(
+                    c.replacements(),
+                    (count, Some(first)),
+                    "{from} -> {to}, step {step}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -676,7 +1490,7 @@ mod tests {
             for step in 1..=data.len() {
                 let policy = Policy::Strict;
                 let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
-                let mut c = Converter::new(from_f, to_f, policy, false).unwrap();
+                let mut c = Converter::new(from_f, to_f, policy, false, false).unwrap();
                 let mut out = Vec::new();
                 let result = c.stream(Trickle { data, step }, &mut out);
                 assert!(
@@ -750,9 +1564,14 @@ mod tests {
             let step = 1 + i % 7;
             for (from, to) in pairs {
                 for policy in [Policy::Strict, Policy::Replace] {
-                    let mut c =
-                        Converter::new(Format::Family(from), Format::Family(to), policy, false)
-                            .unwrap();
+                    let mut c = Converter::new(
+                        Format::Family(from),
+                        Format::Family(to),
+                        policy,
+                        false,
+                        false,
+                    )
+                    .unwrap();
                     let (out, error) = streamed(&mut c, data, step);
                     match utf8guard::transcode(from, to, data, policy) {
                         Ok(whole) => {
@@ -769,8 +1588,9 @@ mod tests {
             for policy in [Policy::Strict, Policy::Replace] {
                 let mut c = Converter::new(
                     Format::Family(Dialect::Wtf8),
-                    Format::Utf16 { big_endian: false },
+                    Format::Utf16(Order::Little),
                     policy,
+                    false,
                     false,
                 )
                 .unwrap();
@@ -789,9 +1609,10 @@ mod tests {
             // Any bytes are UTF-16 of some units (an odd last byte aside).
             let even = &data[..data.len() & !1];
             let mut c = Converter::new(
-                Format::Utf16 { big_endian: true },
+                Format::Utf16(Order::Big),
                 Format::Family(Dialect::Wtf8),
                 Policy::Strict,
+                false,
                 false,
             )
             .unwrap();
@@ -802,6 +1623,43 @@ mod tests {
             let mut expected = Vec::new();
             utf8guard::utf16_to_wtf8(&units, &mut expected);
             assert_eq!(streamed(&mut c, even, step), (expected, None));
+        }
+    }
+
+    #[test]
+    fn chains_stream_as_they_convert_whole() {
+        let pairs = [
+            ("utf-16le", "latin-1"),
+            ("utf-16be", "cp1252"),
+            ("utf-16", "utf-32"),
+            ("utf-32le", "cesu-8"),
+            ("utf-32", "utf-16be"),
+            ("latin-1", "utf-16le"),
+            ("cp1252", "corrected-utf-8"),
+            ("cesu-8", "utf-32be"),
+            ("wtf-8", "cp1252"),
+            ("corrected-utf-8", "latin-1"),
+            ("utf-8", "latin-1"),
+            ("utf-8", "utf-32le"),
+            ("modified-utf-8", "utf-32"),
+        ];
+        for (i, data) in soup(0x2545_F491_4F6C_DD1D, 200).iter().enumerate() {
+            let step = 1 + i % 7;
+            for (from, to) in pairs {
+                for policy in [Policy::Strict, Policy::Replace] {
+                    let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
+                    let make = || Converter::new(from_f, to_f, policy, false, false).unwrap();
+                    let (mut whole, mut pieces) = (make(), make());
+                    let expected = streamed(&mut whole, data, usize::MAX);
+                    let got = streamed(&mut pieces, data, step);
+                    assert_eq!(got, expected, "{from} -> {to} {policy:?} {data:02X?}");
+                    assert_eq!(
+                        pieces.replacements(),
+                        whole.replacements(),
+                        "{from} -> {to} {data:02X?}"
+                    );
+                }
+            }
         }
     }
 

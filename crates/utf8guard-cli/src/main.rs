@@ -29,6 +29,7 @@ mod scan;
 mod sniff;
 mod stream;
 mod walk;
+mod wide;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};

@@ -13,6 +13,7 @@ use crate::hex::hex;
 use crate::json;
 use crate::position::{CharCounts, Cursor};
 use crate::sniff::{self, Nature};
+use crate::wide::Wide;
 
 /// Bytes of context shown before an error, when the input has them.
 pub const CONTEXT_BEFORE: usize = 8;
@@ -428,7 +429,8 @@ impl Finding {
             };
             return Some(format!(
                 "in {which}, {first:02X} is {}: is the file in that encoding? If so, \
-                 `utf8guard repair -r windows-1252` makes it UTF-8",
+                 `utf8guard convert --from windows-1252 --to utf-8` converts it (or \
+                 `utf8guard repair -r windows-1252`, for a file that mixes the two)",
                 show(c)
             ));
         }
@@ -580,6 +582,9 @@ pub struct Outcome {
     /// What `--encoding auto` noted when it chose the encoding (a UTF-8
     /// byte order mark), shown as a note.
     pub note: Option<String>,
+    /// Checked as UTF-16 or UTF-32 (`--encoding auto`, by its byte order
+    /// mark) rather than as `dialect`.
+    pub wide: Option<Wide>,
 }
 
 impl Outcome {
@@ -608,6 +613,7 @@ impl Outcome {
             reserved_run: None,
             valid_in: Vec::new(),
             note: None,
+            wide: None,
         }
     }
 
@@ -649,6 +655,9 @@ impl Outcome {
     /// the first one, which other dialects accept the whole input (or that
     /// it starts with Corrected UTF-8's magic number).
     fn hints(&self, i: usize, f: &Finding) -> Vec<String> {
+        if self.wide.is_some() {
+            return Vec::new();
+        }
         let own = match self.nature {
             Some(nature) => (i == 0).then(|| nature.to_string()),
             None => f.hint(self.dialect),
@@ -657,6 +666,27 @@ impl Outcome {
             .then(|| family::input_hint(self.dialect, &self.valid_in, self.magic_number))
             .flatten();
         own.into_iter().chain(family).collect()
+    }
+
+    /// The name of the encoding checked, in reports.
+    fn title(&self) -> &'static str {
+        self.wide.map_or(family::title(self.dialect), Wide::title)
+    }
+
+    /// The cause of finding `f`, in a few words.
+    fn describe(&self, f: &Finding) -> String {
+        match self.wide {
+            Some(wide) => wide.describe(f.kind),
+            None => family::describe(f.kind, self.dialect),
+        }
+    }
+
+    /// The cause of finding `f`, naming its bytes.
+    fn explanation(&self, f: &Finding) -> String {
+        match self.wide {
+            Some(wide) => wide.explain(f),
+            None => f.explanation(self.dialect),
+        }
     }
 
     /// A valid, empty outcome for standard input, to be filled in.
@@ -744,11 +774,11 @@ impl Outcome {
                 ":{}:{}: invalid {} at byte {}: {}",
                 f.at.line_number(),
                 f.at.column_number(),
-                family::title(self.dialect),
+                self.title(),
                 f.offset,
-                family::describe(f.kind, self.dialect)
+                self.describe(f)
             );
-            let _ = writeln!(text, "  {}", f.explanation(self.dialect));
+            let _ = writeln!(text, "  {}", self.explanation(f));
             for hint in self.hints(i, f) {
                 let _ = writeln!(text, "  hint: {hint}");
             }
@@ -793,7 +823,7 @@ impl Outcome {
         }
         if let Some(d) = encoding {
             json::push_key(&mut out, "encoding", false);
-            json::push_str(&mut out, d.name());
+            json::push_str(&mut out, self.wide.map_or(d.name(), Wide::name));
         }
         let (status, findings, more, error): (&str, &[Finding], More, Option<&str>) =
             match &self.status {
@@ -876,9 +906,9 @@ impl Outcome {
             json::push_key(out, "kind", false);
             json::push_str(out, f.kind.name());
             json::push_key(out, "description", false);
-            json::push_str(out, &family::describe(f.kind, self.dialect));
+            json::push_str(out, &self.describe(f));
             json::push_key(out, "explanation", false);
-            json::push_str(out, &f.explanation(self.dialect));
+            json::push_str(out, &self.explanation(f));
             json::push_key(out, "hint", false);
             let hints = self.hints(i, f);
             if hints.is_empty() {
@@ -1037,15 +1067,15 @@ mod tests {
         let cases: &[(&[u8], Option<&str>)] = &[
             (
                 b"caf\xE9 au lait",
-                Some("in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
+                Some("in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)"),
             ),
             (
                 b"\x93quoted\x94",
-                Some("in Windows-1252, 93 is U+201C '“': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
+                Some("in Windows-1252, 93 is U+201C '“': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)"),
             ),
             (
                 b"nbsp\xA0",
-                Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8"),
+                Some("in Latin-1 or Windows-1252, A0 is U+00A0: is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)"),
             ),
             // 81 is undefined in Windows-1252.
             (b"x\x81y", None),
@@ -1095,7 +1125,7 @@ mod tests {
             out,
             "t.bin:2:4: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
              \x20 C3 starts a 2-byte sequence, but the next byte, 28, is not a continuation byte (80..BF)\n\
-             \x20 hint: in Latin-1 or Windows-1252, C3 is U+00C3 'Ã': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8\n\
+             \x20 hint: in Latin-1 or Windows-1252, C3 is U+00C3 'Ã': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)\n\
              \x20        0  61 62 63 0A 64 65 66 C3 28 78 79 7A              |abc.def.(xyz|\n\
              \x20                                ^^                                  ^\n"
         );

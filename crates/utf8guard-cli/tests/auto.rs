@@ -1,6 +1,6 @@
 //! `utf8guard check --encoding auto`: the magic number chooses Corrected
-//! UTF-8, a UTF-8 byte order mark is noted, a UTF-16 or UTF-32 one is a
-//! single message; files and standard input alike.
+//! UTF-8, a UTF-8 byte order mark is noted, a UTF-16 or UTF-32 one selects
+//! that encoding; files and standard input alike.
 
 use std::fs;
 
@@ -71,59 +71,162 @@ fn a_utf8_byte_order_mark_is_noted() {
     assert_eq!(report["errors"][0]["offset"], 3);
 }
 
-/// A UTF-16 or UTF-32 file is not UTF-8: status 1, listed by `-l` (the
-/// way to list the files that are not UTF-8), with a note that says what
-/// it is; not an input that cannot be read.
+/// `text` in UTF-16 or UTF-32 (`unit` 2 or 4 bytes), with its byte order
+/// mark, and a lone surrogate (UTF-16) or a surrogate (UTF-32) after it.
+fn wide(text: &str, unit: usize, big_endian: bool, surrogate: bool) -> Vec<u8> {
+    let mut units: Vec<u32> = if unit == 2 {
+        format!("\u{FEFF}{text}")
+            .encode_utf16()
+            .map(u32::from)
+            .collect()
+    } else {
+        format!("\u{FEFF}{text}").chars().map(u32::from).collect()
+    };
+    if surrogate {
+        units.push(0xD800);
+        units.push(u32::from(b'!'));
+    }
+    units
+        .iter()
+        .flat_map(|&u| {
+            let bytes = if unit == 2 {
+                (u as u16).to_le_bytes().to_vec()
+            } else {
+                u.to_le_bytes().to_vec()
+            };
+            if big_endian {
+                bytes.into_iter().rev().collect::<Vec<u8>>()
+            } else {
+                bytes
+            }
+        })
+        .collect()
+}
+
+/// A UTF-16 or UTF-32 byte order mark selects that encoding: valid text
+/// exits 0 with a note that names it (files and standard input alike); a
+/// lone surrogate is an error at its byte offset, in text and JSON.
 #[test]
-fn a_utf16_or_utf32_byte_order_mark_is_not_utf8() {
+fn a_utf16_or_utf32_byte_order_mark_selects_it() {
     let dir = tempfile::tempdir().unwrap();
-    let wide = dir.path().join("wide.txt");
-    fs::write(&wide, b"\xFF\xFEh\x00i\x00\n\x00").unwrap();
-    let plain = dir.path().join("plain.txt");
-    fs::write(&plain, b"plain\n").unwrap();
-    cmd()
-        .args(["--encoding", "auto", "-l"])
-        .arg(&wide)
-        .arg(&plain)
-        .assert()
-        .code(1)
-        .stderr("")
-        .stdout(format!("{}\n", wide.display()));
-    let note = "UTF-16LE text by its byte order mark (FF FE), not UTF-8: \
-                `utf8guard convert --from utf-16le --to utf-8` converts it";
-    let output = cmd()
-        .args(["check", "--encoding", "auto"])
-        .arg(&wide)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
-    let text = String::from_utf8(output.stdout).unwrap();
-    assert!(
-        text.starts_with(&format!("{}:1:1: invalid UTF-8 at byte 0", wide.display())),
-        "{text}"
-    );
-    assert!(
-        text.ends_with(&format!("{}: note: {note}\n", wide.display())),
-        "{text}"
-    );
-    let output = cmd()
-        .args(["--encoding", "auto", "--json"])
-        .arg(&wide)
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["status"], "invalid");
-    assert_eq!(report["note"], note);
-    let output = cmd()
-        .args(["check", "--encoding", "auto"])
-        .write_stdin(&b"\x00\x00\xFE\xFF\x00\x00\x00a"[..])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8(output.stdout)
-        .unwrap()
-        .ends_with("-: note: UTF-32BE text by its byte order mark (00 00 FE FF), not UTF-8\n"));
+    let text = "h\u{E9}\u{20AC}\u{1F600}\nx";
+    for (unit, big_endian, title, name, mark) in [
+        (2, false, "UTF-16LE", "utf-16le", "FF FE"),
+        (2, true, "UTF-16BE", "utf-16be", "FE FF"),
+        (4, false, "UTF-32LE", "utf-32le", "FF FE 00 00"),
+        (4, true, "UTF-32BE", "utf-32be", "00 00 FE FF"),
+    ] {
+        let note = format!("starts with a {title} byte order mark ({mark}), checked as {title}");
+        let path = dir.path().join(format!("{name}.txt"));
+        fs::write(&path, wide(text, unit, big_endian, false)).unwrap();
+        cmd()
+            .args(["check", "--encoding", "auto"])
+            .arg(&path)
+            .assert()
+            .code(0)
+            .stderr("")
+            .stdout(format!("{}: note: {note}\n", path.display()));
+        cmd()
+            .args(["check", "--encoding", "auto", "-"])
+            .write_stdin(wide(text, unit, big_endian, false))
+            .assert()
+            .code(0)
+            .stdout(format!("-: note: {note}\n"));
+        // The surrogate comes after the mark, the 5 characters of the first
+        // line (the pair is two units in UTF-16) and "x": line 2, column 2.
+        let units_before = 1 + if unit == 2 { 7 } else { 6 };
+        let offset = unit * units_before;
+        let bad = dir.path().join(format!("{name}-bad.txt"));
+        fs::write(&bad, wide(text, unit, big_endian, true)).unwrap();
+        let out = cmd()
+            .args(["check", "--encoding", "auto"])
+            .arg(&bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let report = String::from_utf8(out.stdout).unwrap();
+        let kind = if unit == 2 {
+            "surrogate that is not half of a surrogate pair"
+        } else {
+            "surrogate code point, which is not a character"
+        };
+        assert!(
+            report.starts_with(&format!(
+                "{}:2:2: invalid {title} at byte {offset}: {kind}\n",
+                bad.display()
+            )),
+            "{report}"
+        );
+        assert!(
+            report.ends_with(&format!("{}: note: {note}\n", bad.display())),
+            "{report}"
+        );
+        let out = cmd()
+            .args(["check", "--encoding", "auto", "--json", "-"])
+            .write_stdin(wide(text, unit, big_endian, true))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["encoding"], name);
+        assert_eq!(report["note"], note.as_str());
+        assert_eq!(report["status"], "invalid");
+        assert_eq!(report["errors"][0]["offset"], offset);
+        assert_eq!(report["errors"][0]["length"], unit);
+        let kind = if unit == 2 {
+            "lone_surrogate"
+        } else {
+            "surrogate"
+        };
+        assert_eq!(report["errors"][0]["kind"], kind);
+        // `-l` lists it among the files that are not valid.
+        cmd()
+            .args(["--encoding", "auto", "-l"])
+            .arg(&path)
+            .arg(&bad)
+            .assert()
+            .code(1)
+            .stdout(format!("{}\n", bad.display()));
+    }
+}
+
+/// The other errors: a value above 10FFFF in UTF-32, an input that ends
+/// inside a code unit; each with its byte offset.
+#[test]
+fn wide_errors_and_their_offsets() {
+    let cases: [(&[u8], &str); 4] = [
+        (
+            b"\xFF\xFE\x00\x00a\x00\x00\x00\x00\x00\x11\x00",
+            "-:1:3: invalid UTF-32LE at byte 8: code point above U+10FFFF\n  \
+             00 00 11 00 is 110000, above 10FFFF, the highest code point\n",
+        ),
+        (
+            b"\xFE\xFF\x00a\x00",
+            "-:1:3: invalid UTF-16BE at byte 4: input ends inside a 2-byte code unit\n  \
+             the input ends inside a 2-byte code unit: 00\n",
+        ),
+        (
+            b"\x00\x00\xFE\xFF\x00\x00",
+            "-:1:2: invalid UTF-32BE at byte 4: input ends inside a 4-byte code unit\n  \
+             the input ends inside a 4-byte code unit: 00 00\n",
+        ),
+        (
+            b"\xFF\xFEa\x00\x00\xDCb\x00",
+            "-:1:3: invalid UTF-16LE at byte 4: surrogate that is not half of a surrogate pair\n  \
+             00 DC is a trail surrogate, U+DC00, with no lead surrogate (D800..DBFF) before \
+             it: UTF-16LE has surrogates only in pairs\n",
+        ),
+    ];
+    for (input, start) in cases {
+        let out = cmd()
+            .args(["check", "--encoding", "auto"])
+            .write_stdin(input.to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let report = String::from_utf8(out.stdout).unwrap();
+        assert!(report.starts_with(start), "{report}");
+    }
 }
 
 #[test]

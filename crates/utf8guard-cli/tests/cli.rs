@@ -133,7 +133,7 @@ fn the_report_on_an_invalid_file_is_exact_and_matches_the_help() {
     let expected = "\
 customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
   E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
-  hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8
+  hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)
         10  74 79 0A 31 2C 4A 6F 73 E9 20 4D FC 6C 6C 65 72  |ty.1,Jos. M.ller|
                                     ^^                                ^
 customers-latin1.csv: more errors follow (--all or --max-errors N shows them)

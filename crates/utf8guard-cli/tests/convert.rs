@@ -299,13 +299,15 @@ fn a_large_input_streams_through_pieces() {
 }
 
 #[test]
-fn unsupported_utf16_pairs_are_usage_errors() {
-    let (status, out, stderr) = convert_stdin("utf-16le", "cesu-8", &[], b"a\x00");
+fn options_a_target_lacks_are_usage_errors() {
+    let (status, out, stderr) = convert_stdin("utf-8", "latin-1", &["--bom"], b"a");
     assert_eq!((status, out), (2, vec![]));
+    assert_eq!(stderr, "utf8guard: --bom: Latin-1 has no byte order mark\n");
+    let (status, _, stderr) = convert_stdin("utf-16le", "utf-32", &["--magic-number"], b"a\x00");
+    assert_eq!(status, 2);
     assert_eq!(
         stderr,
-        "utf8guard: cannot convert UTF-16LE to CESU-8: UTF-16 converts to and from utf-8 \
-         and wtf-8 only\n"
+        "utf8guard: --magic-number: only Corrected UTF-8 has a magic number, not UTF-32\n"
     );
 }
 

@@ -31,7 +31,7 @@ WTF-8, ...). From corpora/demo/invalid in the sources:
   $ utf8guard customers-latin1.csv
   customers-latin1.csv:2:6: invalid UTF-8 at byte 18: multi-byte sequence cut short
     E9 starts a 3-byte sequence, but the next byte, 20, is not a continuation byte (80..BF)
-    hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard repair -r windows-1252` makes it UTF-8
+    hint: in Latin-1 or Windows-1252, E9 is U+00E9 'é': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)
           10  74 79 0A 31 2C 4A 6F 73 E9 20 4D FC 6C 6C 65 72  |ty.1,Jos. M.ller|
                                       ^^                                ^
   customers-latin1.csv: more errors follow (--all or --max-errors N shows them)";
@@ -118,10 +118,11 @@ the inputs are given (directory entries in byte order of their names), e.g.
   path_bytes    only when path_exact is false: the path's bytes in hex,
                 e.g. \"63 61 66 E9\", to have it exactly
   encoding      the --encoding name, e.g. \"cesu-8\" (with auto, the one
-                chosen for the input); only when --encoding is given
+                chosen for the input: also \"utf-16le\", \"utf-16be\",
+                \"utf-32le\", \"utf-32be\"); only when --encoding is given
   note          with --encoding auto, when the input starts with a byte
-                order mark: that it does (UTF-8), or what text it is
-                (UTF-16, UTF-32); absent otherwise
+                order mark: which, and the encoding it was checked as;
+                absent otherwise
   status        \"valid\", \"invalid\", or \"error\" (could not be read)
   bytes         size of the input in bytes; for a stream whose reading
                 stopped at its last error reported, the bytes read; for

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use utf8guard::Dialect;
+use utf8guard::{Dialect, SingleByte};
 
 pub const ABOUT: &str = "\
-Convert a file or standard input from one member of the UTF-8 family to
-another (CESU-8, Java's modified UTF-8, WTF-8, Corrected UTF-8, ... and
-UTF-16), streamed in constant memory.
+Convert a file or standard input between the members of the UTF-8 family
+(CESU-8, Java's modified UTF-8, WTF-8, Corrected UTF-8, ...), UTF-16,
+UTF-32, Latin-1 and Windows-1252, any pair, streamed in constant memory.
 
 The input is never modified: an OUT that is the input itself, under any name
 (a hard or symbolic link, or standard input redirected from it, included),
@@ -26,19 +26,43 @@ Standard output is written as the conversion goes: after an error it holds
 the conversion of what came before.";
 
 pub const AFTER: &str = "\
-Encodings (--from, --to): every name `check --encoding` takes (see its
---help), and utf-16le, utf-16be (also utf16le, utf16be), when the other side
-is utf-8 or wtf-8. From UTF-16, a lone surrogate becomes itself in WTF-8
-and an error (or U+FFFD with --replace) in UTF-8; an input of an odd number
-of bytes ends inside a code unit, an error (or U+FFFD). A byte order mark
-is converted like any other character (U+FEFF).
+Encodings (--from, --to), in any case:
+  utf-8, cesu-8, wtf-8, ...   every name `check --encoding` takes (see its
+                              --help)
+  utf-16le, utf-16be          UTF-16 in that byte order (also utf16le, ...)
+  utf-16                      read: the byte order of the input's byte order
+                              mark (FF FE or FE FF), which is dropped;
+                              little-endian without one (as CPython's utf-16
+                              codec; iconv takes big-endian). Written: the
+                              mark FF FE, then little-endian
+  utf-32le, utf-32be, utf-32  the same for UTF-32 (mark FF FE 00 00 or
+                              00 00 FE FF)
+  latin-1                     ISO-8859-1 (also iso-8859-1, latin1)
+  windows-1252                as WHATWG has it, which maps the five bytes
+                              Microsoft leaves undefined (81 8D 8F 90 9D) to
+                              U+0081.. (also cp1252)
+Every pair converts (through UTF-8 inside, or WTF-8 when the target holds
+lone surrogates). A byte order mark is otherwise a character like any other
+(U+FEFF, kept by utf-16le: a UTF-8 input that starts with one gets two
+with --to utf-16, as with CPython and iconv); --bom starts the output with
+one, in the target's form.
+
+From UTF-16, a lone surrogate becomes itself in WTF-8 and UTF-16 and an
+error (or U+FFFD with --replace) elsewhere. In UTF-32 a surrogate or a value
+above 10FFFF is ill-formed. An input of an odd number of bytes (UTF-16), or
+of a length not a multiple of 4 (UTF-32), ends inside a code unit: an error
+(or U+FFFD). Latin-1 holds U+0000..U+00FF; Windows-1252 the same but for
+U+0080..U+009F, where its bytes 80..9F hold 27 other characters (and the
+five C1 controls above); any other character is an error, or `?` with
+--replace (as CPython's encoders write with errors='replace').
 
 Conversions: each character is decoded and written in the target form
 (CESU-8's and modified UTF-8's surrogate pairs become 4-byte forms and back,
 modified UTF-8's C0 80 becomes 00 and back, Corrected UTF-8's offsets are
 applied); text that needs no change is copied. What the target cannot hold
-is an error, or U+FFFD with --replace: a surrogate in UTF-8, CESU-8 or
-Corrected UTF-8, a code point above the target's highest, a C1 control
+is an error, or U+FFFD (`?` in Latin-1 and Windows-1252) with --replace: a
+surrogate in UTF-8, CESU-8, Corrected UTF-8, UTF-32 or a single-byte
+encoding, a code point above the target's highest, a C1 control
 (U+0080..U+009F) or U+0000 in Corrected UTF-8, a reserved FE/FF run in
 anything but Corrected UTF-8. Corrected UTF-8's magic number at the start
 of the input is not text: it is dropped, and written with --magic-number.
@@ -48,11 +72,16 @@ character the target cannot hold, stops the conversion:
   utf8guard: IN: invalid CESU-8 at byte 18: multi-byte sequence cut short
   utf8guard: IN: cannot convert to UTF-8 at byte 4: surrogate code point,
              which this encoding cannot hold
-(one line each). Byte offsets count from 0 in the input.
+  utf8guard: IN: cannot convert to Latin-1 at byte 4: character this
+             encoding cannot hold
+  utf8guard: IN: invalid UTF-16LE at byte 9: input ends inside a 2-byte
+             code unit
+(one line each). Byte offsets count from 0 in the input (a byte order mark
+included).
 
 Exit status:
-  0  the input was converted (with --replace, U+FFFD in place of what
-     could not be, and a line on stderr says how many and where the
+  0  the input was converted (with --replace, U+FFFD, or `?`, in place of
+     what could not be, and a line on stderr says how many and where the
      first was:
        utf8guard: IN: 2 sequences replaced with U+FFFD, the first at byte 7)
   1  the input cannot be converted (no --replace): the error is on stderr,
@@ -71,8 +100,9 @@ pub struct ConvertArgs {
     #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
     pub to: Format,
 
-    /// Write U+FFFD (in the target encoding) for each ill-formed sequence
-    /// and each character the target cannot hold, instead of stopping
+    /// Write U+FFFD (in the target encoding; `?` in Latin-1 and
+    /// Windows-1252) for each ill-formed sequence and each character the
+    /// target cannot hold, instead of stopping
     #[arg(short, long)]
     pub replace: bool,
 
@@ -80,6 +110,13 @@ pub struct ConvertArgs {
     /// corrected-utf-8 only)
     #[arg(short = 'M', long)]
     pub magic_number: bool,
+
+    /// Start the output with a byte order mark, U+FEFF in the target's
+    /// form (UTF-16 and UTF-32 in either byte order, and the UTF-8 family
+    /// but Corrected UTF-8; `--to utf-16` and `--to utf-32` write one
+    /// anyway)
+    #[arg(short = 'B', long)]
+    pub bom: bool,
 
     /// The file to convert; `-`, or none, reads standard input
     #[arg(value_name = "IN")]
@@ -97,27 +134,57 @@ pub struct ConvertArgs {
     pub force: bool,
 }
 
+/// The byte order of UTF-16 or UTF-32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Little-endian, without a byte order mark (`utf-16le`).
+    Little,
+    /// Big-endian, without a byte order mark (`utf-16be`).
+    Big,
+    /// `utf-16`, `utf-32`: read, the byte order of the input's byte order
+    /// mark, which is dropped (little-endian without one); written, a byte
+    /// order mark then little-endian (as CPython's `utf-16` and `utf-32`
+    /// codecs do).
+    Mark,
+}
+
 /// An encoding `convert` reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// A member of the UTF-8 family.
     Family(Dialect),
-    /// UTF-16 in either byte order.
-    Utf16 { big_endian: bool },
+    /// UTF-16.
+    Utf16(Order),
+    /// UTF-32.
+    Utf32(Order),
+    /// Latin-1 or Windows-1252.
+    Single(SingleByte),
 }
 
-/// Parses `--from` and `--to`: a name of the UTF-8 family, or of UTF-16 in
-/// either byte order.
+/// Parses `--from` and `--to`: a name of the UTF-8 family, of UTF-16 or
+/// UTF-32, or of a single-byte encoding.
 pub fn parse_format(name: &str) -> Result<Format, String> {
-    match name.to_ascii_lowercase().as_str() {
-        "utf-16le" | "utf16le" => Ok(Format::Utf16 { big_endian: false }),
-        "utf-16be" | "utf16be" => Ok(Format::Utf16 { big_endian: true }),
-        _ => Dialect::from_name(name).map(Format::Family).ok_or_else(|| {
-            let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-            format!(
-                "unknown encoding; known: {}, utf-16le, utf-16be",
-                names.join(", ")
-            )
-        }),
+    let wide = match name.to_ascii_lowercase().as_str() {
+        "utf-16le" | "utf16le" => Some(Format::Utf16(Order::Little)),
+        "utf-16be" | "utf16be" => Some(Format::Utf16(Order::Big)),
+        "utf-16" | "utf16" => Some(Format::Utf16(Order::Mark)),
+        "utf-32le" | "utf32le" => Some(Format::Utf32(Order::Little)),
+        "utf-32be" | "utf32be" => Some(Format::Utf32(Order::Big)),
+        "utf-32" | "utf32" => Some(Format::Utf32(Order::Mark)),
+        _ => None,
+    };
+    if let Some(format) = wide {
+        return Ok(format);
     }
+    if let Some(single) = SingleByte::from_name(name) {
+        return Ok(Format::Single(single));
+    }
+    Dialect::from_name(name).map(Format::Family).ok_or_else(|| {
+        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+        format!(
+            "unknown encoding; known: {}, utf-16, utf-16le, utf-16be, utf-32, utf-32le, \
+             utf-32be, latin-1, windows-1252",
+            names.join(", ")
+        )
+    })
 }

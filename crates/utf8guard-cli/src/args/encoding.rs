@@ -53,10 +53,13 @@ Check another member of the UTF-8 family instead of strict UTF-8:
         "  {:<16} {}\n",
         "auto",
         "chosen per input: corrected-utf-8 when it starts with the magic
-                   number; else utf-8 (a UTF-8 byte order mark is noted: in
-                   JSON, `note`); UTF-16 or UTF-32 text with its byte order
-                   mark is checked as UTF-8, which it is not (status 1,
-                   listed by -l), with a note that says what it is"
+                   number; UTF-16 or UTF-32 (LE or BE) when it starts with
+                   that byte order mark, checked as that encoding (errors:
+                   lone surrogates in UTF-16, surrogates and values above
+                   10FFFF in UTF-32, an input that ends inside a code unit;
+                   in JSON, `encoding` is utf-16le, ...); else utf-8. A note
+                   names the byte order mark and the encoding (in JSON,
+                   `note`)"
     ));
     help.push_str(
         "\

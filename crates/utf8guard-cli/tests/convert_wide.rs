@@ -1,0 +1,485 @@
+//! `utf8guard convert` to and from UTF-16 and UTF-32 (with and without a
+//! byte order mark), Latin-1 and Windows-1252: round trips, exact bytes,
+//! errors and their offsets, `--replace`, `--bom`, and the same bytes as
+//! CPython's codecs of the same names where `python3` is installed.
+
+use std::process::Command as Process;
+
+mod common;
+
+use common::cmd;
+
+/// `convert --from FROM --to TO [extra]` on standard input: (status,
+/// stdout, stderr).
+fn convert(from: &str, to: &str, extra: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
+    let out = cmd()
+        .args(["convert", "--from", from, "--to", to])
+        .args(extra)
+        .write_stdin(input.to_vec())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        out.stdout,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Converted without an error or a message.
+fn converted(from: &str, to: &str, extra: &[&str], input: &[u8]) -> Vec<u8> {
+    let (status, out, stderr) = convert(from, to, extra, input);
+    assert_eq!((status, stderr.as_str()), (0, ""), "{from} -> {to}");
+    out
+}
+
+/// Characters of every UTF-8 width.
+const TEXT: &str = "plain ASCII, caf\u{E9} \u{3A9}\u{3BC}\u{3AD}\u{3B3}\u{3B1}, \
+                    \u{20AC}5 \u{65E5}\u{672C}, \u{1F600}\u{1D11E}\n";
+/// What Latin-1 and Windows-1252 hold.
+const LATIN: &str = "Jos\u{E9} M\u{FC}ller, K\u{F6}ln \u{A0}\u{BF}\u{FF}\n";
+/// Windows-1252's own characters (its bytes 80..9F).
+const CP1252: &str = "\u{20AC} \u{201C}quoted\u{201D} \u{2013} \u{153}uvre \u{2122}\n";
+
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    text.encode_utf16()
+        .flat_map(|u| {
+            if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            }
+        })
+        .collect()
+}
+
+fn utf32(text: &str, big_endian: bool) -> Vec<u8> {
+    text.chars()
+        .flat_map(|c| {
+            let u = u32::from(c);
+            if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn utf8_to_each_encoding_and_back() {
+    let cases: [(&str, &str, Vec<u8>); 10] = [
+        ("utf-16le", TEXT, utf16(TEXT, false)),
+        ("utf-16be", TEXT, utf16(TEXT, true)),
+        (
+            "utf-16",
+            TEXT,
+            [&b"\xFF\xFE"[..], &utf16(TEXT, false)].concat(),
+        ),
+        ("utf-32le", TEXT, utf32(TEXT, false)),
+        ("utf-32be", TEXT, utf32(TEXT, true)),
+        (
+            "utf-32",
+            TEXT,
+            [&b"\xFF\xFE\x00\x00"[..], &utf32(TEXT, false)].concat(),
+        ),
+        ("latin-1", LATIN, LATIN.chars().map(|c| c as u8).collect()),
+        (
+            "iso-8859-1",
+            LATIN,
+            LATIN.chars().map(|c| c as u8).collect(),
+        ),
+        (
+            "windows-1252",
+            CP1252,
+            b"\x80 \x93quoted\x94 \x96 \x9Cuvre \x99\n".to_vec(),
+        ),
+        ("cp1252", LATIN, LATIN.chars().map(|c| c as u8).collect()),
+    ];
+    for (name, text, bytes) in cases {
+        assert_eq!(
+            converted("utf-8", name, &[], text.as_bytes()),
+            bytes,
+            "to {name}"
+        );
+        assert_eq!(
+            converted(name, "utf-8", &[], &bytes),
+            text.as_bytes(),
+            "from {name}"
+        );
+    }
+}
+
+#[test]
+fn every_pair_of_the_new_encodings_round_trips() {
+    let wide = [
+        "utf-16le", "utf-16be", "utf-16", "utf-32le", "utf-32be", "utf-32",
+    ];
+    let others = ["cesu-8", "modified-utf-8", "wtf-8", "utf-8"];
+    for a in wide {
+        let there = converted("utf-8", a, &[], TEXT.as_bytes());
+        for b in wide.iter().chain(&others) {
+            let through = converted(a, b, &[], &there);
+            let back = converted(b, a, &[], &through);
+            assert_eq!(back, there, "{a} -> {b} -> {a}");
+            assert_eq!(
+                converted(b, "utf-8", &[], &through),
+                TEXT.as_bytes(),
+                "{a} -> {b}"
+            );
+        }
+        for single in ["latin-1", "windows-1252"] {
+            let latin = converted(
+                a,
+                single,
+                &[],
+                &converted("utf-8", a, &[], LATIN.as_bytes()),
+            );
+            assert_eq!(converted(single, "utf-8", &[], &latin), LATIN.as_bytes());
+            let again = converted(single, a, &[], &latin);
+            assert_eq!(
+                converted(a, "utf-8", &[], &again),
+                LATIN.as_bytes(),
+                "{single} -> {a}"
+            );
+        }
+    }
+    // Between the two single-byte encodings, and into the family.
+    let cp = converted("utf-8", "cp1252", &[], CP1252.as_bytes());
+    assert_eq!(converted("cp1252", "cesu-8", &[], &cp), CP1252.as_bytes());
+    assert_eq!(
+        converted("latin-1", "windows-1252", &[], b"caf\xE9"),
+        b"caf\xE9"
+    );
+}
+
+#[test]
+fn byte_order_marks_read_and_written() {
+    // `utf-16`: the byte order of the mark, which is dropped; little-endian
+    // without one (as CPython's codec).
+    assert_eq!(
+        converted("utf-16", "utf-8", &[], b"\xFE\xFF\x00h\x00i"),
+        b"hi"
+    );
+    assert_eq!(
+        converted("utf-16", "utf-8", &[], b"\xFF\xFEh\x00i\x00"),
+        b"hi"
+    );
+    assert_eq!(converted("utf-16", "utf-8", &[], b"h\x00i\x00"), b"hi");
+    assert_eq!(
+        converted("utf-32", "utf-8", &[], b"\x00\x00\xFE\xFF\x00\x00\x00h"),
+        b"h"
+    );
+    assert_eq!(converted("utf-32", "utf-8", &[], b"h\x00\x00\x00"), b"h");
+    // Only the first one is a mark; and utf-16le keeps it as a character.
+    assert_eq!(
+        converted("utf-16", "utf-8", &[], b"\xFF\xFE\xFF\xFEh\x00"),
+        "\u{FEFF}h".as_bytes()
+    );
+    assert_eq!(
+        converted("utf-16le", "utf-8", &[], b"\xFF\xFEh\x00"),
+        "\u{FEFF}h".as_bytes()
+    );
+    // Written: a mark then little-endian; --bom adds one to the others.
+    assert_eq!(converted("utf-8", "utf-16", &[], b"h"), b"\xFF\xFEh\x00");
+    assert_eq!(converted("utf-8", "utf-32", &[], b""), b"\xFF\xFE\x00\x00");
+    assert_eq!(
+        converted("utf-8", "utf-16", &["--bom"], b"h"),
+        b"\xFF\xFEh\x00"
+    );
+    assert_eq!(
+        converted("utf-8", "utf-16be", &["--bom"], b"h"),
+        b"\xFE\xFF\x00h"
+    );
+    assert_eq!(
+        converted("latin-1", "utf-32be", &["--bom"], b"h"),
+        b"\x00\x00\xFE\xFF\x00\x00\x00h"
+    );
+    assert_eq!(
+        converted("utf-16le", "utf-8", &["-B"], b"h\x00"),
+        b"\xEF\xBB\xBFh"
+    );
+}
+
+#[test]
+fn errors_name_the_offset_and_the_cause() {
+    let cases: [(&str, &str, &[u8], &str); 7] = [
+        (
+            "utf-16le",
+            "utf-8",
+            b"a\x00b",
+            "invalid UTF-16LE at byte 2: input ends inside a 2-byte code unit",
+        ),
+        (
+            "utf-16",
+            "latin-1",
+            b"\xFF\xFEa\x00b",
+            "invalid UTF-16 at byte 4: input ends inside a 2-byte code unit",
+        ),
+        (
+            "utf-16be",
+            "utf-32le",
+            b"\x00a\xD8\x00\x00b",
+            "cannot convert to UTF-32LE at byte 2: surrogate code point, which this encoding cannot hold",
+        ),
+        (
+            "utf-32le",
+            "utf-8",
+            b"a\x00\x00\x00\x00\x00\x11\x00",
+            "invalid UTF-32LE at byte 4: 00110000 is above 10FFFF, the highest code point",
+        ),
+        (
+            "utf-32be",
+            "utf-16le",
+            b"\x00\x00\x00a\x00\x00",
+            "invalid UTF-32BE at byte 4: input ends inside a 4-byte code unit",
+        ),
+        (
+            "utf-8",
+            "latin-1",
+            "caf\u{E9} \u{20AC}".as_bytes(),
+            "cannot convert to Latin-1 at byte 6: character this encoding cannot hold",
+        ),
+        (
+            "utf-16le",
+            "windows-1252",
+            &utf16("ab\u{100}", false),
+            "cannot convert to Windows-1252 at byte 4: character this encoding cannot hold",
+        ),
+    ];
+    for (from, to, input, message) in cases {
+        let (status, _, stderr) = convert(from, to, &[], input);
+        assert_eq!(status, 1, "{from} -> {to}");
+        assert_eq!(stderr, format!("utf8guard: -: {message}\n"));
+    }
+    // A lone surrogate: an error in UTF-8 and Latin-1.
+    let (status, out, stderr) = convert("utf-16le", "latin-1", &[], b"a\x00\x00\xD8");
+    assert_eq!((status, out), (1, b"a".to_vec()));
+    assert_eq!(
+        stderr,
+        "utf8guard: -: cannot convert to Latin-1 at byte 2: surrogate code point, which this encoding cannot hold\n"
+    );
+}
+
+#[test]
+fn replace_writes_the_targets_replacement() {
+    let (status, out, stderr) =
+        convert("utf-8", "latin-1", &["--replace"], "é€\u{1F600}".as_bytes());
+    assert_eq!((status, out), (0, b"\xE9??".to_vec()));
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 2 sequences replaced with ?, the first at byte 2\n"
+    );
+    let (status, out, stderr) = convert("utf-16le", "utf-8", &["-r"], b"a\x00\x00\xD8b");
+    assert_eq!((status, out), (0, "a\u{FFFD}\u{FFFD}".as_bytes().to_vec()));
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 2 sequences replaced with U+FFFD, the first at byte 2\n"
+    );
+    let (status, out, _) = convert(
+        "utf-32le",
+        "utf-16be",
+        &["-r"],
+        b"a\x00\x00\x00\x00\xD8\x00\x00\x01",
+    );
+    assert_eq!((status, out), (0, b"\x00a\xFF\xFD\xFF\xFD".to_vec()));
+    let (status, out, stderr) = convert(
+        "utf-32be",
+        "cp1252",
+        &["-r"],
+        b"\x00\x00\x00a\x00\x11\x00\x00\x00\x00\x01\x00",
+    );
+    assert_eq!((status, out), (0, b"a??".to_vec()));
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 2 sequences replaced with ?, the first at byte 4\n"
+    );
+}
+
+/// A question for CPython: (codec, errors, `encode` or `decode`, input).
+type Request<'a> = (&'a str, &'a str, &'a str, Vec<u8>);
+
+/// A case: our name for the codec, `to` or `from` it, our flags, and the
+/// same question for CPython.
+type Case<'a> = (&'a str, &'a str, Vec<&'a str>, Request<'a>);
+
+/// CPython's answers to `requests`, each (codec, errors, `encode` or
+/// `decode`, input): the bytes, or `None` where it raises; all of them
+/// from one `python3` process. `None` when there is no python3.
+fn cpython(requests: &[Request]) -> Option<Vec<Option<Vec<u8>>>> {
+    use std::io::Write;
+    const SCRIPT: &str = "
+import sys
+for line in sys.stdin:
+    codec, errors, way, data = line.split()
+    data = bytes.fromhex(data[1:])
+    try:
+        if way == 'encode':
+            out = data.decode('utf-8').encode(codec, errors)
+        else:
+            out = data.decode(codec, errors).encode('utf-8')
+        print('=' + out.hex())
+    except UnicodeError:
+        print('!')
+";
+    let mut child = Process::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take().unwrap();
+    for (codec, errors, way, data) in requests {
+        let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+        writeln!(stdin, "{codec} {errors} {way} ={hex}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "python3");
+    let answers = String::from_utf8(out.stdout).unwrap();
+    Some(
+        answers
+            .lines()
+            .map(|line| {
+                let hex = line.strip_prefix('=')?;
+                Some(
+                    (0..hex.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                        .collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The same bytes as CPython's codecs of the same names, both ways
+/// (`errors='strict'` and `'replace'`), and the same refusals; on inputs
+/// without Windows-1252's five bytes that CPython leaves undefined (81 8D
+/// 8F 90 9D, which WHATWG maps to U+0081...).
+#[test]
+fn the_same_bytes_as_cpython() {
+    let codecs = [
+        ("utf-16", "utf-16"),
+        ("utf-16le", "utf-16-le"),
+        ("utf-16be", "utf-16-be"),
+        ("utf-32", "utf-32"),
+        ("utf-32le", "utf-32-le"),
+        ("utf-32be", "utf-32-be"),
+        ("latin-1", "latin-1"),
+        ("windows-1252", "cp1252"),
+    ];
+    let texts = [
+        TEXT,
+        LATIN,
+        CP1252,
+        "",
+        "\u{FEFF}bom first",
+        "a\u{10FFFF}\u{FFFD}z",
+    ];
+    // (our name, our flags, the request)
+    let mut cases: Vec<Case> = Vec::new();
+    for (ours, theirs) in codecs {
+        for text in texts {
+            for (flags, errors) in [(vec![], "strict"), (vec!["--replace"], "replace")] {
+                let request = (theirs, errors, "encode", text.as_bytes().to_vec());
+                cases.push((ours, "to", flags, request));
+            }
+        }
+    }
+    // Decoding ill-formed input.
+    let bad: [(&str, &str, &[u8]); 6] = [
+        ("utf-16le", "utf-16-le", b"a\x00\x00\xD8b\x00"),
+        ("utf-16be", "utf-16-be", b"\x00a\xDC\x00"),
+        (
+            "utf-32le",
+            "utf-32-le",
+            b"a\x00\x00\x00\x00\x00\x11\x00b\x00\x00\x00",
+        ),
+        ("utf-32be", "utf-32-be", b"\x00\x00\xD8\x00\x00\x00\x00a"),
+        ("utf-16", "utf-16", b"\xFE\xFF\x00a\xD8\x3D\x00b"),
+        ("utf-16", "utf-16", b"\xFF\xFEa\x00b"),
+    ];
+    for (ours, theirs, input) in bad {
+        for (flags, errors) in [(vec![], "strict"), (vec!["--replace"], "replace")] {
+            cases.push((
+                ours,
+                "from",
+                flags,
+                (theirs, errors, "decode", input.to_vec()),
+            ));
+        }
+    }
+    // Every byte but CPython's five undefined ones.
+    let bytes: Vec<u8> = (0..=255u8)
+        .filter(|b| ![0x81, 0x8D, 0x8F, 0x90, 0x9D].contains(b))
+        .collect();
+    for (ours, theirs) in [("windows-1252", "cp1252"), ("latin-1", "latin-1")] {
+        cases.push((
+            ours,
+            "from",
+            vec![],
+            (theirs, "strict", "decode", bytes.clone()),
+        ));
+    }
+    let requests: Vec<_> = cases.iter().map(|c| c.3.clone()).collect();
+    let Some(answers) = cpython(&requests) else {
+        println!("skipped: no python3 to compare with");
+        return;
+    };
+    assert_eq!(answers.len(), cases.len());
+    for ((ours, way, flags, (_, errors, _, input)), theirs) in cases.iter().zip(answers) {
+        let (from, to) = if *way == "to" {
+            ("utf-8", *ours)
+        } else {
+            (*ours, "utf-8")
+        };
+        let (status, out, _) = convert(from, to, flags, input);
+        match theirs {
+            Some(expected) => {
+                assert_eq!(status, 0, "{from} -> {to} ({errors}): {input:02X?}");
+                assert_eq!(out, expected, "{from} -> {to} ({errors}): {input:02X?}");
+                if *way == "to" {
+                    // And back, as CPython decodes it.
+                    let back = converted(ours, "utf-8", flags, &out);
+                    if *errors == "strict" {
+                        assert_eq!(back, *input, "{ours} -> utf-8");
+                    }
+                }
+            }
+            None => assert_eq!(status, 1, "{from} -> {to}: CPython refuses {input:02X?}"),
+        }
+    }
+}
+
+/// Offsets past the first pieces read (64 KiB), and a surrogate pair cut
+/// by a piece's end: the same as in a short input.
+#[test]
+fn large_inputs_keep_their_offsets() {
+    let mut input = b"\xFF\xFE".to_vec();
+    input.extend(utf16(&"a".repeat(100_000), false));
+    // The pair at byte 200002 is the first character Latin-1 lacks (the
+    // euro sign after it another; Windows-1252 holds that one).
+    input.extend(utf16("\u{1F600}\u{20AC}", false));
+    let (status, out, stderr) = convert("utf-16", "latin-1", &[], &input);
+    assert_eq!(status, 1);
+    assert_eq!(out.len(), 100_000);
+    assert_eq!(
+        stderr,
+        "utf8guard: -: cannot convert to Latin-1 at byte 200002: character this encoding cannot hold\n"
+    );
+    let (status, out, stderr) = convert("utf-16", "cp1252", &["--replace"], &input);
+    assert_eq!((status, out.len()), (0, 100_002));
+    assert_eq!(
+        stderr,
+        "utf8guard: -: 1 sequence replaced with ?, the first at byte 200002\n"
+    );
+    // A pair across the first piece's end (65536): whole.
+    let mut input = utf16(&"a".repeat(32_767), false);
+    input.extend(utf16("\u{1F600}", false));
+    let utf8 = converted("utf-16le", "utf-8", &[], &input);
+    assert!(utf8.ends_with("a\u{1F600}".as_bytes()));
+    assert_eq!(
+        converted("utf-16le", "utf-32be", &[], &input).len(),
+        4 * 32_768
+    );
+}
