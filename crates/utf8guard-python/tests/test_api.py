@@ -146,11 +146,14 @@ def counting_thread():
             time.sleep(0)  # hands the GIL back to the main thread at once
 
     interval = sys.getswitchinterval()
+    # Raised before the thread starts: a thread already waiting for the
+    # GIL waits out the interval it started with, and then takes the GIL
+    # from the main thread once (in the middle of a test).
+    sys.setswitchinterval(10)
     thread = threading.Thread(target=count)
     thread.start()
     try:
         time.sleep(0.01)
-        sys.setswitchinterval(10)
         yield counter
     finally:
         sys.setswitchinterval(interval)
