@@ -358,7 +358,6 @@ public class Repair {
 }
 
 /// The first line where two outputs differ, for the message.
-#[cfg(target_arch = "x86_64")]
 fn first_difference(got: &[u8], want: &[u8]) -> String {
     let got: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
     let want: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
