@@ -280,12 +280,10 @@ where
             let high = high_bits(block) | u32::from(ahead[16] >> 7) << 16;
             #[cfg(target_arch = "x86_64")]
             if let Some(shape) = lone {
-                if high & 0xFFFF != 0 && high & (high >> 1) == 0 {
+                if high & 0xFFFF != 0 {
                     // SAFETY: `lone` is given only where the CPU has SSSE3
-                    // (`lone_shuffles`); the low 16 bits of `high` flag the
-                    // block's bytes above 7F, and no two bits of `high`
-                    // (the byte after the block's too) are in a row.
-                    let done = unsafe { lone_shuffle::append(out, &block, high & 0xFFFF, shape) };
+                    // (`lone_shuffles`).
+                    let done = unsafe { lone_shuffle::append(out, ahead, shape) };
                     if done {
                         i += 16;
                         stop = len.min(i + clean_run);
@@ -397,11 +395,12 @@ fn surrogate_unit(bytes: &[u8], i: usize) -> Option<Option<usize>> {
 }
 
 /// What a policy writes for a lone byte `b` above `7F`, in the form the
-/// shuffles of `lone_shuffle` make it: `width` bytes (at most 3), byte `j`
-/// being `fixed[1 + j] | (b >> 6 & top[1 + j]) | (b & 0x3F & low[1 + j])`
-/// (index 0 is an ASCII byte's, which stays as it is). With `high_only`,
-/// only bytes from `A0` up are replaced so (Windows-1252's `80`..`9F` are
-/// other characters).
+/// shuffles of `lone_shuffle` make it: `width` bytes (at most 4), byte `j`
+/// being `fixed[1 + j] | (b >> 6 & top[1 + j]) | (b & 0x3F & low[1 + j])`,
+/// or, where `high_digit[1 + j]` or `low_digit[1 + j]` is set, the hex digit
+/// of `b`'s high or low nibble (index 0 is an ASCII byte's, which stays as
+/// it is). With `high_only`, only bytes from `A0` up are replaced so
+/// (Windows-1252's `80`..`9F` are other characters).
 #[derive(Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Shape {
@@ -409,34 +408,63 @@ pub(crate) struct Shape {
     fixed: [u8; 16],
     top: [u8; 16],
     low: [u8; 16],
+    high_digit: [u8; 16],
+    low_digit: [u8; 16],
+    hex: bool,
     high_only: bool,
 }
 
 impl Shape {
     /// U+FFFD.
-    pub(crate) const FFFD: Shape = Shape::new(3, [0xEF, 0xBF, 0xBD], [0; 3], [0; 3], false);
+    pub(crate) const FFFD: Shape = Shape::new(3, [0xEF, 0xBF, 0xBD, 0], [0; 4], [0; 4], false);
     /// The byte read as Latin-1: U+0080..U+00FF, `C2`/`C3` then `80 | b & 3F`.
-    pub(crate) const LATIN1: Shape =
-        Shape::new(2, [0xC0, 0x80, 0], [0xFF, 0, 0], [0, 0xFF, 0], false);
+    pub(crate) const LATIN1: Shape = Shape::new(
+        2,
+        [0xC0, 0x80, 0, 0],
+        [0xFF, 0, 0, 0],
+        [0, 0xFF, 0, 0],
+        false,
+    );
     /// The byte read as Windows-1252, from `A0` up (where it is Latin-1).
-    pub(crate) const WINDOWS_1252: Shape =
-        Shape::new(2, [0xC0, 0x80, 0], [0xFF, 0, 0], [0, 0xFF, 0], true);
+    pub(crate) const WINDOWS_1252: Shape = Shape::new(
+        2,
+        [0xC0, 0x80, 0, 0],
+        [0xFF, 0, 0, 0],
+        [0, 0xFF, 0, 0],
+        true,
+    );
     /// The surrogate escape: U+DC00 + b, `ED`, `B2`/`B3`, `80 | b & 3F`.
-    pub(crate) const ESCAPE: Shape =
-        Shape::new(3, [0xED, 0xB0, 0x80], [0, 0xFF, 0], [0, 0, 0xFF], false);
+    pub(crate) const ESCAPE: Shape = Shape::new(
+        3,
+        [0xED, 0xB0, 0x80, 0],
+        [0, 0xFF, 0, 0],
+        [0, 0, 0xFF, 0],
+        false,
+    );
     /// Nothing.
-    pub(crate) const DROP: Shape = Shape::new(0, [0; 3], [0; 3], [0; 3], false);
+    pub(crate) const DROP: Shape = Shape::new(0, [0; 4], [0; 4], [0; 4], false);
+    /// `\xNN`, lower-case hex digits.
+    pub(crate) const BACKSLASH: Shape = {
+        let mut shape = Shape::new(4, [b'\\', b'x', 0, 0], [0; 4], [0; 4], false);
+        shape.high_digit[3] = 0xFF;
+        shape.low_digit[4] = 0xFF;
+        shape.hex = true;
+        shape
+    };
 
-    const fn new(width: u8, fixed: [u8; 3], top: [u8; 3], low: [u8; 3], high_only: bool) -> Shape {
+    const fn new(width: u8, fixed: [u8; 4], top: [u8; 4], low: [u8; 4], high_only: bool) -> Shape {
         let mut shape = Shape {
             width,
             fixed: [0; 16],
             top: [0; 16],
             low: [0; 16],
+            high_digit: [0; 16],
+            low_digit: [0; 16],
+            hex: false,
             high_only,
         };
         let mut j = 0;
-        while j < 3 {
+        while j < 4 {
             shape.fixed[1 + j] = fixed[j];
             shape.top[1 + j] = top[j];
             shape.low[1 + j] = low[j];

@@ -227,7 +227,7 @@ fn push_repaired(out: &mut String, bytes: &[u8], first: usize, replacement: Repl
             out,
             bytes,
             first,
-            None,
+            Some(&Shape::BACKSLASH),
             &mut |out, bytes, start, end| {
                 let subpart = &bytes[start..end];
                 for &b in subpart {

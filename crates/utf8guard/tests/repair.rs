@@ -424,6 +424,7 @@ fn chunk_reference(input: &[u8], policy: Replacement) -> Vec<u8> {
             Replacement::MaximalSubpart if !bad.is_empty() => out.push('\u{FFFD}'),
             Replacement::PerByte => bad.iter().for_each(|_| out.push('\u{FFFD}')),
             Replacement::Latin1 => bad.iter().for_each(|&b| out.push(char::from(b))),
+            Replacement::Windows1252 => bad.iter().for_each(|&b| out.push(windows_1252(b))),
             Replacement::Backslash => bad
                 .iter()
                 .for_each(|b| out.push_str(&format!("\\x{b:02x}"))),
@@ -474,6 +475,73 @@ fn high_bytes_at_every_position_of_a_block() {
                     assert_eq!(escape(&input)[..], want[..], "escape on {input:02X?}");
                 }
             }
+        }
+    }
+}
+
+/// Windows-1252 per the WHATWG index, written out: `80`..`9F` from the
+/// table, the five bytes it leaves unassigned as U+0081..U+009D, the rest
+/// Latin-1.
+fn windows_1252(b: u8) -> char {
+    const C1: [u16; 32] = [
+        0x20AC, 0x81, 0x201A, 0x192, 0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160, 0x2039,
+        0x152, 0x8D, 0x17D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+        0x2DC, 0x2122, 0x161, 0x203A, 0x153, 0x9D, 0x17E, 0x178,
+    ];
+    match b {
+        0x80..=0x9F => char::from_u32(u32::from(C1[usize::from(b - 0x80)])).expect("a character"),
+        _ => char::from(b),
+    }
+}
+
+/// Blocks dense with bytes above 7F (a quarter, half, most or all of them),
+/// lone ones and ones that start characters, well formed or cut, at random
+/// places in 80 bytes: every policy that `chunk_reference` knows, and the
+/// escape. (The decoding loop replaces a block of 16 by shuffles when none
+/// of its lead bytes is followed by a continuation byte, however many are
+/// flagged, and otherwise byte by byte.)
+#[test]
+fn blocks_dense_with_high_bytes() {
+    let highs = [
+        0x80, 0x85, 0x9D, 0xA0, 0xA9, 0xBF, 0xC0, 0xC3, 0xDF, 0xE2, 0xE9, 0xED, 0xF0, 0xF4, 0xF5,
+        0xFF,
+    ];
+    let policies = [
+        Replacement::MaximalSubpart,
+        Replacement::PerByte,
+        Replacement::Latin1,
+        Replacement::Windows1252,
+        Replacement::Backslash,
+        Replacement::Drop,
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1D;
+    for density in [4, 8, 13, 16] {
+        for _ in 0..3000 {
+            let input: Vec<u8> = (0..80)
+                .map(|_| {
+                    let r = next(&mut state);
+                    if r % 16 < density {
+                        highs[(r >> 8) as usize % highs.len()]
+                    } else {
+                        b'a' + (r >> 8) as u8 % 26
+                    }
+                })
+                .collect();
+            for policy in policies {
+                let got = repair(&input, policy);
+                assert!(
+                    got.as_bytes() == chunk_reference(&input, policy),
+                    "{policy} on {input:02X?}"
+                );
+            }
+            let mut want = Vec::new();
+            for chunk in input.utf8_chunks() {
+                want.extend_from_slice(chunk.valid().as_bytes());
+                for &c in chunk.invalid() {
+                    want.extend_from_slice(&[0xED, 0xB0 | (c >> 6), 0x80 | (c & 0x3F)]);
+                }
+            }
+            assert_eq!(escape(&input)[..], want[..], "escape on {input:02X?}");
         }
     }
 }
