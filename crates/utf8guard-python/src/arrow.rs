@@ -15,7 +15,7 @@ use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, BinaryArray, BinaryViewArray, LargeBinaryArray};
 use arrow_data::ArrayData;
-use arrow_schema::{ArrowError, DataType};
+use arrow_schema::{ArrowError, DataType, Field};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList, PyTuple};
@@ -29,12 +29,14 @@ pyo3::create_exception!(
     pyo3::exceptions::PyValueError,
     "A row of an Arrow array that is not UTF-8: `row` (counted from the first row of the \
      input, across the chunks of a stream), `offset` (the byte inside the row's value where it \
-     stops being UTF-8), `error_len` (None when the value ends inside a character) and `kind`."
+     stops being UTF-8), `error_len` (None when the value ends inside a character), `kind`, \
+     and for a record batch or table the column's name and index (`column`, `column_index`; \
+     None for an array)."
 );
 
-const SCHEMA: &CStr = c"arrow_schema";
-const ARRAY: &CStr = c"arrow_array";
-const STREAM: &CStr = c"arrow_array_stream";
+pub(crate) const SCHEMA: &CStr = c"arrow_schema";
+pub(crate) const ARRAY: &CStr = c"arrow_array";
+pub(crate) const STREAM: &CStr = c"arrow_array_stream";
 
 /// An Arrow array made by utf8guard, exported through the Arrow PyCapsule
 /// interface: `pyarrow.array(result)` (or any consumer of
@@ -42,7 +44,7 @@ const STREAM: &CStr = c"arrow_array_stream";
 #[pyclass(frozen, module = "utf8guard", name = "ArrowArray")]
 #[derive(Debug)]
 pub struct ArrowArray {
-    data: ArrayData,
+    pub(crate) data: ArrayData,
 }
 
 #[pymethods]
@@ -94,7 +96,7 @@ impl ArrowArray {
 }
 
 /// An `ArrowError` as a Python `ValueError`.
-fn arrow_error(error: ArrowError) -> PyErr {
+pub(crate) fn arrow_error(error: ArrowError) -> PyErr {
     PyValueError::new_err(format!("Arrow: {error}"))
 }
 
@@ -103,9 +105,9 @@ fn arrow_error(error: ArrowError) -> PyErr {
 fn import(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayData>> {
     let py = obj.py();
     let chunks = if obj.hasattr("__arrow_c_array__")? {
-        vec![import_array(obj)?]
+        vec![import_array(obj)?.0]
     } else if obj.hasattr("__arrow_c_stream__")? {
-        import_stream(obj)?
+        import_stream(obj)?.1
     } else {
         return Err(PyTypeError::new_err(format!(
             "expected an Arrow array (an object with __arrow_c_array__ or __arrow_c_stream__), \
@@ -117,8 +119,9 @@ fn import(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayData>> {
     py.detach(|| chunks.into_iter().map(as_binary).collect())
 }
 
-/// Imports the array of `obj.__arrow_c_array__()`.
-fn import_array(obj: &Bound<'_, PyAny>) -> PyResult<ArrayData> {
+/// Imports the array of `obj.__arrow_c_array__()`, with its schema as a
+/// field (its name, and for a record batch the schema's metadata).
+pub(crate) fn import_array(obj: &Bound<'_, PyAny>) -> PyResult<(ArrayData, Field)> {
     let pair = obj.call_method0("__arrow_c_array__")?;
     let (schema, array): (Bound<'_, PyCapsule>, Bound<'_, PyCapsule>) = pair.extract()?;
     let schema_ptr = schema
@@ -134,6 +137,7 @@ fn import_array(obj: &Bound<'_, PyAny>) -> PyResult<ArrayData> {
             "the Arrow schema was already released",
         ));
     }
+    let field = Field::try_from(schema).map_err(arrow_error)?;
     // SAFETY: the capsule named "arrow_array" holds an `ArrowArray` struct,
     // aligned, initialised, and alive while `array` is held. `from_raw`
     // moves it out and leaves a released struct (release = NULL) in its
@@ -148,11 +152,13 @@ fn import_array(obj: &Bound<'_, PyAny>) -> PyResult<ArrayData> {
     // SAFETY: `array` and `schema` come from a producer of the C Data
     // Interface, which promises that the buffers match the schema's type.
     // Their layout is checked before anything reads them (`as_binary`).
-    unsafe { from_ffi(array, schema) }.map_err(arrow_error)
+    let data = unsafe { from_ffi(array, schema) }.map_err(arrow_error)?;
+    Ok((data, field))
 }
 
-/// Imports every chunk of `obj.__arrow_c_stream__()`.
-fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayData>> {
+/// Imports every chunk of `obj.__arrow_c_stream__()`, and the stream's
+/// schema as a field.
+pub(crate) fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<(Field, Vec<ArrayData>)> {
     let capsule = obj.call_method0("__arrow_c_stream__")?;
     let capsule = capsule.cast_into::<PyCapsule>()?;
     let ptr = capsule
@@ -176,6 +182,7 @@ fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayData>> {
     if status != 0 {
         return Err(stream_error(&mut stream, status));
     }
+    let field = Field::try_from(&schema).map_err(arrow_error)?;
     let mut chunks = Vec::new();
     loop {
         let mut array = FFI_ArrowArray::empty();
@@ -193,7 +200,7 @@ fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayData>> {
         // anything reads it (`as_binary`).
         chunks.push(unsafe { from_ffi(array, &schema) }.map_err(arrow_error)?);
     }
-    Ok(chunks)
+    Ok((field, chunks))
 }
 
 /// The error of a stream's callback that returned `status`.
@@ -221,7 +228,7 @@ fn stream_error(stream: &mut FFI_ArrowArrayStream, status: i32) -> PyErr {
 /// `data` as the binary type of the same layout (`Utf8` as `Binary`,
 /// `LargeUtf8` as `LargeBinary`, `Utf8View` as `BinaryView`), its offsets
 /// or views checked against its buffers.
-fn as_binary(data: ArrayData) -> PyResult<ArrayData> {
+pub(crate) fn as_binary(data: ArrayData) -> PyResult<ArrayData> {
     let binary = match data.data_type() {
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => return checked(data),
         DataType::Utf8 => DataType::Binary,
@@ -260,18 +267,35 @@ fn checked(data: ArrayData) -> PyResult<ArrayData> {
 
 /// An error of `utf8guard_arrow`, its row counted from the input's first
 /// row (`first_row`: the rows of the stream's chunks before this one).
-fn row_error(py: Python<'_>, error: utf8guard_arrow::Error, first_row: usize) -> PyErr {
+pub(crate) fn row_error(py: Python<'_>, error: utf8guard_arrow::Error, first_row: usize) -> PyErr {
+    column_error(py, error, first_row, None)
+}
+
+/// As `row_error`, for the column `(index, name)` of a record batch: the
+/// message and the exception's `column` and `column_index` name it.
+pub(crate) fn column_error(
+    py: Python<'_>,
+    error: utf8guard_arrow::Error,
+    first_row: usize,
+    column: Option<(usize, &str)>,
+) -> PyErr {
     match error {
         utf8guard_arrow::Error::Invalid { row, error } => {
             let row = first_row + row;
+            let prefix = match column {
+                Some((index, name)) => format!("column {index} ({name:?}), "),
+                None => String::new(),
+            };
             let message = format!(
-                "row {row}: invalid UTF-8 at byte {} of the value ({})",
+                "{prefix}row {row}: invalid UTF-8 at byte {} of the value ({})",
                 error.valid_up_to(),
                 error.kind()
             );
             let err = ArrowUtf8Error::new_err(message);
             let value = err.value(py);
             let set = || -> PyResult<()> {
+                value.setattr("column", column.map(|(_, name)| name))?;
+                value.setattr("column_index", column.map(|(index, _)| index))?;
                 value.setattr("row", row)?;
                 value.setattr("offset", error.valid_up_to())?;
                 value.setattr("error_len", error.error_len())?;
@@ -286,13 +310,18 @@ fn row_error(py: Python<'_>, error: utf8guard_arrow::Error, first_row: usize) ->
         utf8guard_arrow::Error::Unsupported(data_type) => {
             PyTypeError::new_err(format!("{data_type} is not a binary or string type"))
         }
-        other => PyValueError::new_err(other.to_string()),
+        other => match column {
+            Some((index, name)) => {
+                PyValueError::new_err(format!("column {index} ({name:?}): {other}"))
+            }
+            None => PyValueError::new_err(other.to_string()),
+        },
     }
 }
 
 /// What `binary_to_string` does with a value that is not UTF-8.
 #[derive(Clone, Copy, Debug)]
-enum Fix {
+pub(crate) enum Fix {
     /// Raise `ArrowUtf8Error`.
     Strict,
     /// Make it null.
@@ -302,7 +331,7 @@ enum Fix {
 }
 
 /// The `errors` that `binary_to_string` takes.
-fn fix(errors: &str) -> PyResult<Fix> {
+pub(crate) fn fix(errors: &str) -> PyResult<Fix> {
     if errors == "null" {
         return Ok(Fix::Null);
     }
@@ -316,7 +345,7 @@ fn fix(errors: &str) -> PyResult<Fix> {
 }
 
 /// One chunk converted: the string type of its binary type.
-fn convert(data: &ArrayData, fix: Fix) -> Result<ArrayData, utf8guard_arrow::Error> {
+pub(crate) fn convert(data: &ArrayData, fix: Fix) -> Result<ArrayData, utf8guard_arrow::Error> {
     use utf8guard_arrow as ua;
     Ok(match data.data_type() {
         DataType::Binary => {

@@ -12,6 +12,7 @@ use pyo3::types::{PyBytes, PyString};
 use utf8guard::Dialect;
 
 mod arrow;
+mod batch;
 mod buffer;
 mod files;
 mod names;
@@ -282,7 +283,11 @@ fn _utf8guard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::validate_array, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::binary_to_string, m)?)?;
     m.add_class::<Utf8Error>()?;
+    m.add_function(wrap_pyfunction!(batch::validate_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_binary_to_string, m)?)?;
     m.add_class::<arrow::ArrowArray>()?;
+    m.add_class::<batch::ArrowBatch>()?;
+    m.add_class::<batch::ArrowStream>()?;
     m.add("ArrowUtf8Error", m.py().get_type::<arrow::ArrowUtf8Error>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -17,6 +17,8 @@ b'\\xc3\\xa9\\xed\\xa0\\xbd\\xed\\xb8\\x80'
 from . import _utf8guard
 from ._utf8guard import (
     ArrowArray,
+    ArrowBatch,
+    ArrowStream,
     ArrowUtf8Error,
     Utf8Error,
     __version__,
@@ -28,13 +30,17 @@ from ._utf8guard import (
     transcode,
     validate,
     validate_array,
+    validate_batch,
 )
 
 __all__ = [
     "ArrowArray",
+    "ArrowBatch",
+    "ArrowStream",
     "ArrowUtf8Error",
     "Utf8Error",
     "__version__",
+    "batch_binary_to_string",
     "binary_to_string",
     "check",
     "check_file",
@@ -44,6 +50,7 @@ __all__ = [
     "transcode",
     "validate",
     "validate_array",
+    "validate_batch",
 ]
 
 
@@ -76,3 +83,33 @@ def binary_to_string(array, /, errors="strict"):
         out_type = string_types.get(array.type, array.type)
         return pa.chunked_array([pa.array(chunk) for chunk in result], type=out_type)
     return pa.array(result)
+
+
+def batch_binary_to_string(batch, /, errors="strict"):
+    """Converts every binary column of an Arrow record batch or table to a string column.
+
+    ``batch`` is any object with ``__arrow_c_array__`` of a struct type (a
+    record batch) or ``__arrow_c_stream__`` (a table, a reader, a polars
+    ``DataFrame``). binary, large_binary and binary_view columns become
+    string, large_string and string_view, sharing their buffers when valid;
+    every other column (string ones included) is kept as it is. ``errors`` is
+    as in ``binary_to_string``; ``"strict"`` raises ``ArrowUtf8Error`` with the
+    ``column`` name, its ``column_index``, the ``row`` and the byte ``offset``.
+
+    A pyarrow input gives a pyarrow result: a ``RecordBatch`` for a
+    ``RecordBatch`` (or a ``StructArray``), a ``Table`` for a ``Table``, a
+    ``RecordBatchReader`` for a ``RecordBatchReader``; any other gives an ``ArrowBatch``
+    (``__arrow_c_array__``: ``pyarrow.record_batch(result)``) or an
+    ``ArrowStream`` (``__arrow_c_stream__``: ``pyarrow.table(result)``,
+    ``polars.DataFrame(result)``).
+    """
+    result = _utf8guard.batch_binary_to_string(batch, errors)
+    if not type(batch).__module__.startswith("pyarrow"):
+        return result
+    import pyarrow as pa
+
+    if isinstance(result, ArrowBatch):
+        return pa.record_batch(result)
+    if isinstance(batch, pa.RecordBatchReader):
+        return pa.RecordBatchReader.from_stream(result)
+    return pa.table(result)

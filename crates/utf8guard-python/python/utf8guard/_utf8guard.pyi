@@ -77,6 +77,10 @@ class ArrowUtf8Error(ValueError):
     offset: int
     error_len: Optional[int]
     kind: str
+    column: Optional[str]
+    """The column's name (a record batch or table's); None for an array."""
+    column_index: Optional[int]
+    """The column's index; None for an array."""
 
 class ArrowArray:
     """A string array made by utf8guard, exported through the Arrow PyCapsule interface."""
@@ -96,3 +100,32 @@ def validate_array(array: Any, /) -> None:
 
 def binary_to_string(array: Any, /, errors: str = "strict") -> Union[ArrowArray, list[ArrowArray]]:
     """An Arrow binary array as a string array (zero-copy when valid); errors: strict, null, or a policy."""
+
+class ArrowBatch:
+    """A record batch made by utf8guard, exported as a struct array through the PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[object] = None) -> tuple[object, object]:
+        """The (schema, array) PyCapsules of a struct array; each call exports the batch anew."""
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+
+class ArrowStream:
+    """Record batches made by utf8guard, exported as a stream through the PyCapsule interface."""
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """An "arrow_array_stream" PyCapsule; each call exports the batches anew."""
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def num_batches(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+
+def validate_batch(batch: Any, /) -> None:
+    """Raises ArrowUtf8Error (column, column_index, row, offset) unless every binary/string column is UTF-8."""
+
+def batch_binary_to_string(batch: Any, /, errors: str = "strict") -> Union[ArrowBatch, ArrowStream]:
+    """Every binary column of a record batch (ArrowBatch) or table/stream (ArrowStream) as a string column."""
