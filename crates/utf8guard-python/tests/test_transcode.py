@@ -123,3 +123,121 @@ def test_unencodable_and_names():
     with pytest.raises(LookupError):
         utf8guard.transcode(b"", "utf-8", "utf-16-le", "ignore")
     assert utf8guard.transcode(memoryview(b"xabc")[1:], "utf8", "utf16be") == "abc".encode("utf-16-be")
+
+
+# ---- UTF-32, UTF-16 with a BOM, Latin-1 and Windows-1252, against CPython ----
+
+CODECS = ["utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "latin-1", "cp1252"]
+SAMPLES = ["aé€😀\x81\u0100", "plain", "", "\ufeffx", "ÿ\x9d", TEXT, "Grüße, “quoted” — ok"]
+
+
+def byte_offset(data, codec, text, index):
+    """Where character `index` of `text` (data decoded) starts in `data`."""
+    if codec in ("latin-1", "cp1252"):
+        return index
+    if codec.startswith("utf-32"):
+        bom = 4 if codec == "utf-32" and data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else 0
+        return bom + 4 * index
+    if codec.startswith("utf-16"):
+        bom = 2 if codec == "utf-16" and data[:2] in (b"\xff\xfe", b"\xfe\xff") else 0
+        return bom + len(text[:index].encode("utf-16-le"))
+    return len(text[:index].encode())
+
+
+def cpython(data, from_, to, errors):
+    """bytes.decode then str.encode; an error as (start, end, reason) in bytes of data."""
+    try:
+        text = data.decode(from_, errors)
+    except UnicodeDecodeError as e:
+        return (e.start, e.end, e.reason)
+    try:
+        return text.encode(to, errors)
+    except UnicodeEncodeError as e:
+        return (byte_offset(data, from_, text, e.start), byte_offset(data, from_, text, e.end), e.reason)
+
+
+def ours(data, from_, to, errors):
+    try:
+        return utf8guard.transcode(data, from_, to, errors)
+    except UnicodeDecodeError as e:
+        assert e.object == data
+        return (e.start, e.end, e.reason)
+
+
+def sample_inputs(rng, count):
+    alphabet = [0x00, 0xD8, 0xDC, 0x80, 0x81, 0x9D, 0xFF, 0xFE, 0x41, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0x10, 0x11]
+    for _ in range(count):
+        from_, to = rng.choice(CODECS), rng.choice(CODECS)
+        if rng.random() < 0.5:
+            data = rng.choice(SAMPLES).encode(from_, "replace")
+            if data and rng.random() < 0.4:
+                data = data[: rng.randrange(len(data))]  # cut anywhere
+        else:
+            data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(14)))
+        yield from_, to, data
+
+
+@pytest.mark.parametrize("errors", ["strict", "replace"])
+def test_codecs_as_cpython_on_random_broken_and_cut_input(errors):
+    import random
+
+    rng = random.Random(20261130)
+    checked = 0
+    for from_, to, data in sample_inputs(rng, 6000):
+        assert ours(data, from_, to, errors) == cpython(data, from_, to, errors), (from_, to, data)
+        checked += 1
+    assert checked == 6000
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("text", SAMPLES)
+def test_round_trips_through_utf8(codec, text):
+    try:
+        data = text.encode(codec)
+    except UnicodeEncodeError:
+        return
+    assert utf8guard.transcode(data, codec, "utf-8") == text.encode()
+    assert utf8guard.transcode(text.encode(), "utf-8", codec) == data
+
+
+def test_boms_as_cpython():
+    # Encoding writes a BOM, little-endian, even for no text.
+    assert utf8guard.transcode(b"", "utf-8", "utf-16") == b"\xff\xfe"
+    assert utf8guard.transcode(b"", "utf-8", "utf-32") == b"\xff\xfe\x00\x00"
+    assert utf8guard.transcode(b"a", "utf-8", "UTF_32") == b"\xff\xfe\x00\x00a\x00\x00\x00"
+    # Decoding takes the order from the BOM and drops it; only the first.
+    assert utf8guard.transcode(b"\xfe\xff\x00a\xfe\xff", "utf-16", "utf-8") == "a\ufeff".encode()
+    assert utf8guard.transcode(b"\x00\x00\xfe\xff\x00\x00\x00a", "utf-32", "utf-8") == b"a"
+    assert utf8guard.transcode(b"a\x00\x00\x00", "utf-32", "utf-8") == b"a"  # no BOM: little-endian
+    # The fixed orders keep a BOM as a character.
+    assert utf8guard.transcode(b"\xff\xfea\x00", "utf-16-le", "utf-8") == "\ufeffa".encode()
+    # Error offsets count the BOM.
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode(b"\xff\xfe\x00\x00a\x00\x00\x00\x00\xd8\x00\x00", "utf-32", "utf-8")
+    assert (info.value.encoding, info.value.start, info.value.end, info.value.reason) == (
+        "utf-32",
+        8,
+        12,
+        "code point in surrogate code point range(0xd800, 0xe000)",
+    )
+
+
+def test_single_byte_errors():
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode(b"ok\x81", "windows-1252", "utf-8")
+    assert (info.value.start, info.value.end, info.value.reason) == (2, 3, "character maps to <undefined>")
+    assert utf8guard.transcode(b"\x80\x81", "cp1252", "utf-8", "replace") == "€\ufffd".encode()
+    # A run of characters the target lacks is one error, as CPython's.
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode("a€😀b".encode(), "utf-8", "iso-8859-1")
+    assert (info.value.encoding, info.value.start, info.value.end, info.value.reason) == (
+        "utf-8",
+        1,
+        8,
+        "ordinal not in range(256)",
+    )
+    assert utf8guard.transcode("a€😀b\x81".encode(), "utf-8", "cp1252", "replace") == b"a\x80?b?"
+    # A decoding error comes before an encoding error earlier in the text.
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode("€".encode() + b"\xff", "utf-8", "latin-1")
+    assert (info.value.start, info.value.end, info.value.reason) == (3, 4, "invalid start byte")

@@ -48,10 +48,13 @@ def repair(data: Buffer, /, replacement: str = "maximal-subpart") -> bytes:
     """data with every ill-formed sequence replaced, as UTF-8 (WTF-8 for "escape")."""
 
 def transcode(data: Buffer, /, from_: str, to: str, errors: str = "strict") -> bytes:
-    """data converted between UTF-8 family dialects and "utf-16-le"/"utf-16-be".
+    """data converted between the UTF-8 family, UTF-16, UTF-32, Latin-1 and Windows-1252.
 
-    errors is "strict" (raise UnicodeDecodeError with start/end in bytes of data)
-    or "replace" (U+FFFD per maximal subpart or unencodable code point).
+    Encodings: the dialects' names, "utf-16", "utf-16-le", "utf-16-be", "utf-32",
+    "utf-32-le", "utf-32-be" ("utf-16"/"utf-32" read and write a BOM as CPython's),
+    "latin-1" ("iso-8859-1"), "windows-1252" ("cp1252"). Between CPython's codecs the
+    result is data.decode(from_, errors).encode(to, errors). errors is "strict"
+    (raise UnicodeDecodeError with start/end in bytes of data) or "replace".
     """
 
 @overload
