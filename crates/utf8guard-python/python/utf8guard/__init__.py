@@ -65,12 +65,20 @@ def binary_to_string(array, /, errors="strict"):
     ``decode`` takes (``"replace"``, ``"jvm"``, ``"windows-1252"``, ...).
 
     A pyarrow input gives a pyarrow result (an ``Array`` for an ``Array``, a
-    ``ChunkedArray`` for a ``ChunkedArray``); any other input gives an
+    ``ChunkedArray`` for a ``ChunkedArray``), a polars ``Series`` a polars
+    ``Series`` of the same name; any other input gives an
     ``ArrowArray`` (a list of them for a stream), which exports itself through
     ``__arrow_c_array__`` (``pyarrow.array(result)``, ``polars.Series(result)``).
     """
     result = _utf8guard.binary_to_string(array, errors)
-    if not type(array).__module__.startswith("pyarrow"):
+    module = type(array).__module__
+    if module.startswith("polars"):
+        import polars as pl
+
+        chunks = result if isinstance(result, list) else [result]
+        series = [pl.Series(chunk).alias(array.name) for chunk in chunks]
+        return pl.concat(series, rechunk=False) if series else pl.Series(array.name, [], pl.String)
+    if not module.startswith("pyarrow"):
         return result
     import pyarrow as pa
 
@@ -98,13 +106,19 @@ def batch_binary_to_string(batch, /, errors="strict"):
 
     A pyarrow input gives a pyarrow result: a ``RecordBatch`` for a
     ``RecordBatch`` (or a ``StructArray``), a ``Table`` for a ``Table``, a
-    ``RecordBatchReader`` for a ``RecordBatchReader``; any other gives an ``ArrowBatch``
+    ``RecordBatchReader`` for a ``RecordBatchReader``; a polars ``DataFrame``
+    gives a polars ``DataFrame``; any other gives an ``ArrowBatch``
     (``__arrow_c_array__``: ``pyarrow.record_batch(result)``) or an
     ``ArrowStream`` (``__arrow_c_stream__``: ``pyarrow.table(result)``,
     ``polars.DataFrame(result)``).
     """
     result = _utf8guard.batch_binary_to_string(batch, errors)
-    if not type(batch).__module__.startswith("pyarrow"):
+    module = type(batch).__module__
+    if module.startswith("polars"):
+        import polars as pl
+
+        return pl.DataFrame(result)
+    if not module.startswith("pyarrow"):
         return result
     import pyarrow as pa
 
