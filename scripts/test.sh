@@ -164,9 +164,14 @@ ok
 # The Python package (crates/utf8guard-python): maturin builds its wheel
 # (the ci profile, in target/python, kept between runs) and installs it
 # into a virtual environment under target/, where its tests run against
-# CPython's codecs and pyarrow (the Arrow PyCapsule functions). In CI it
-# must run; elsewhere a missing python3, venv or pip, or no access to PyPI
-# (for maturin, pytest and pyarrow), skips it.
+# CPython's codecs, pyarrow and polars (the Arrow PyCapsule functions;
+# polars adds some 7-11 s to a fresh venv's install, 2 s once installed;
+# its tests skip without it, but not in CI). Then the extension is
+# type-checked for CPython 3.9 and 3.15, the oldest and newest its PyO3
+# supports, without those interpreters (scripts/check-python-versions.sh;
+# in target/, whose dependencies the clippy step checked: some 20 s). In
+# CI it must run; elsewhere a missing python3, venv or pip, or no access
+# to PyPI (for maturin, pytest, pyarrow and polars), skips it.
 step "Python package: maturin build + pytest"
 venv=target/python-venv
 python_env() {
@@ -174,7 +179,7 @@ python_env() {
     if [[ ! -x "$venv/bin/python" ]]; then
         python3 -m venv "$venv" || { rm -rf "$venv"; return 1; }
     fi
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest pyarrow
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest pyarrow polars
 }
 if ! have python3 || ! python3 -c "import ensurepip" 2>/dev/null; then
     apt_install python3 python3-venv || true
@@ -187,12 +192,13 @@ if python_env; then
         --no-deps target/python-wheels/utf8guard-*.whl
     python="$PWD/$venv/bin/python"
     (cd crates/utf8guard-python && "$python" -m pytest -q -p no:cacheprovider tests)
+    CARGO_TARGET_DIR=target scripts/check-python-versions.sh
     ok
 elif $install; then
-    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest, pyarrow)"
+    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest, pyarrow, polars)"
     exit 1
 else
-    skip "Python package (needs python3 with venv and pip, and PyPI for maturin, pytest and pyarrow; see docs/PYTHON.md)"
+    skip "Python package (needs python3 with venv and pip, and PyPI for maturin, pytest, pyarrow and polars; see docs/PYTHON.md)"
 fi
 
 # ------------------------------------------------- dispatch under qemu ----
