@@ -241,3 +241,37 @@ def test_single_byte_errors():
     with pytest.raises(UnicodeDecodeError) as info:
         utf8guard.transcode("€".encode() + b"\xff", "utf-8", "latin-1")
     assert (info.value.start, info.value.end, info.value.reason) == (3, 4, "invalid start byte")
+
+
+def test_family_sources_into_the_new_encodings():
+    # Offsets of a writing error count bytes of the dialect's input: a
+    # CESU-8 pair is 6 bytes, a modified UTF-8 NUL 2.
+    data = cesu8("a😀é€x")
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode(data, "cesu-8", "latin-1")
+    assert (info.value.encoding, info.value.start, info.value.end, info.value.reason) == (
+        "cesu-8",
+        1,
+        7,
+        "ordinal not in range(256)",
+    )
+    assert utf8guard.transcode(data, "cesu-8", "cp1252", "replace") == b"a?\xe9\x80x"
+    assert utf8guard.transcode(data, "cesu-8", "utf-32-be") == "a😀é€x".encode("utf-32-be")
+    mutf8 = b"\xc0\x80" + cesu8("😀") + "\u0100".encode()
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode(mutf8, "mutf-8", "latin-1")
+    assert (info.value.start, info.value.end) == (2, 10)
+    # A lone surrogate of WTF-8 has no UTF-32 (or Latin-1) form.
+    with pytest.raises(UnicodeDecodeError) as info:
+        utf8guard.transcode(b"a\xed\xa0\x80b", "wtf-8", "utf-32-le")
+    assert (info.value.start, info.value.end) == (1, 4)
+    assert utf8guard.transcode(b"a\xed\xa0\x80b", "wtf-8", "utf-32-le", "replace") == "a\ufffdb".encode("utf-32-le")
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32", "utf-32-be", "latin-1", "cp1252"])
+def test_long_text(codec):
+    # Long enough to be converted with the GIL released.
+    text = LONG.encode("utf-8")
+    expected = LONG.encode(codec, "replace")
+    assert utf8guard.transcode(text, "utf-8", codec, "replace") == expected
+    assert utf8guard.transcode(expected, codec, "utf-8") == expected.decode(codec).encode()
