@@ -207,11 +207,16 @@ fn convert(from: Encoding, to: Encoding, input: &[u8], policy: Policy) -> Result
     let mut pivot =
         decode(from, input, policy, cpython_utf16).map_err(|f| cpython_reason(from, input, f))?;
     if cpython_utf16 {
-        let text = pivot
+        let repaired = match pivot
             .utf8(input, from, policy)
             .map_err(|f| cpython_reason(from, input, f))?
-            .into_owned();
-        pivot.text = Cow::Owned(text);
+        {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(_) => None,
+        };
+        if let Some(text) = repaired {
+            pivot.text = Cow::Owned(text);
+        }
         pivot.utf8 = true;
         if let Some(failure) = pivot.pending.take() {
             return Err(failure);
@@ -341,10 +346,11 @@ impl Pivot<'_> {
         }
     }
 
-    /// The pivot as strict UTF-8: itself, or with each lone surrogate an
+    /// The pivot as strict UTF-8: itself (checked with the vector kernel
+    /// when it may hold lone surrogates), or with each lone surrogate an
     /// error (or U+FFFD).
     fn utf8(&self, input: &[u8], to: Encoding, policy: Policy) -> Result<Cow<'_, [u8]>, Failure> {
-        if self.utf8 {
+        if self.utf8 || utf8guard::validate(&self.text) {
             return Ok(Cow::Borrowed(&self.text));
         }
         utf8guard::transcode(Dialect::Wtf8, Dialect::Utf8, &self.text, policy)
