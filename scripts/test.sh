@@ -169,7 +169,7 @@ ok
 # its tests skip without it, but not in CI). Then the extension is
 # type-checked for CPython 3.9 and 3.15, the oldest and newest its PyO3
 # supports, without those interpreters (scripts/check-python-versions.sh;
-# in target/, whose dependencies the clippy step checked: some 20 s). In
+# in target/, whose dependencies the clippy step checked: 20 to 30 s). In
 # CI it must run; elsewhere a missing python3, venv or pip, or no access
 # to PyPI (for maturin, pytest, pyarrow and polars), skips it.
 step "Python package: maturin build + pytest"
