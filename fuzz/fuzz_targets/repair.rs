@@ -9,36 +9,16 @@
 #![no_main]
 
 use std::cell::RefCell;
-use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use utf8guard_difftest::subject::repair_subjects;
-use utf8guard_difftest::{Category, Harness};
+use utf8guard_difftest::Harness;
 
 thread_local! {
     /// A harness per policy, each over that policy's one subject.
-    static HARNESSES: RefCell<Vec<Harness>> = RefCell::new(
-        repair_subjects()
-            .into_iter()
-            .map(|subject| {
-                let mut harness = Harness::with_subjects(0, vec![subject]);
-                harness.set_shrink_budget(Duration::from_secs(20));
-                harness
-            })
-            .collect(),
-    );
+    static HARNESSES: RefCell<Vec<Harness>> = RefCell::new(Harness::one_per_subject(repair_subjects()));
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, input)) = data.split_first() else {
-        return;
-    };
-    HARNESSES.with(|harnesses| {
-        let mut harnesses = harnesses.borrow_mut();
-        let count = harnesses.len();
-        let harness = &mut harnesses[usize::from(pick) % count];
-        if let Err(mismatch) = harness.check_in(Category::External, utf8guard::Dialect::Utf8, input) {
-            panic!("{mismatch}");
-        }
-    });
+    HARNESSES.with(|harnesses| Harness::check_picked(&mut harnesses.borrow_mut(), data));
 });

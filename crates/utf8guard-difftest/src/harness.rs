@@ -284,6 +284,34 @@ impl Harness {
         }
     }
 
+    /// One harness per subject, each with a shrink budget of 20 s: for a
+    /// fuzz target whose first input byte picks the subject
+    /// ([`Harness::check_picked`]), so that each gets every input that
+    /// picks it.
+    pub fn one_per_subject(subjects: Vec<Subject>) -> Vec<Harness> {
+        subjects
+            .into_iter()
+            .map(|subject| {
+                let mut harness = Harness::with_subjects(0, vec![subject]);
+                harness.set_shrink_budget(Duration::from_secs(20));
+                harness
+            })
+            .collect()
+    }
+
+    /// Checks `data` after its first byte, in strict UTF-8's lane, with the
+    /// harness of `harnesses` that byte picks (modulo their number);
+    /// panics with the shrunk mismatch, as a fuzz target must.
+    pub fn check_picked(harnesses: &mut [Harness], data: &[u8]) {
+        let Some((&pick, input)) = data.split_first() else {
+            return;
+        };
+        let harness = &mut harnesses[usize::from(pick) % harnesses.len()];
+        if let Err(mismatch) = harness.check_in(Category::External, Dialect::Utf8, input) {
+            panic!("{mismatch}");
+        }
+    }
+
     /// How long shrinking a mismatch may take at most (default 60 s).
     pub fn set_shrink_budget(&mut self, budget: Duration) {
         self.shrink_budget = budget;
