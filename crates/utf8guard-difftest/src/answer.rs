@@ -7,6 +7,7 @@ use std::fmt;
 
 use utf8guard::{ErrorKind, Replacement, Utf8Error};
 
+use crate::convert::{reference, Conversion, Converted};
 use crate::rng::Rng;
 
 /// Where and why an input stops being UTF-8, as a subject reports it.
@@ -136,6 +137,9 @@ pub enum Answer {
     /// A repair's output under a policy (`None`: the surrogate escape),
     /// compared with [`crate::repair_reference`]'s.
     Repaired(Option<Replacement>, Vec<u8>),
+    /// A conversion's output and where it stopped, compared with
+    /// [`crate::convert::reference`]'s.
+    Converted(Conversion, Box<Converted>),
     /// The subject broke its own contract in a way that has no right
     /// answer to compare (e.g. `Ok` with a string that is not the input).
     Broken(String),
@@ -170,6 +174,7 @@ impl Answer {
             (Answer::Inspected(_), _) => false,
             (Answer::Lossy(s), _) => *s == String::from_utf8_lossy(input),
             (Answer::Repaired(policy, out), _) => *out == repaired_reference(input, *policy),
+            (Answer::Converted(conversion, got), _) => **got == reference(*conversion, input),
             (Answer::Broken(_), _) => false,
         }
     }
@@ -181,6 +186,9 @@ impl Answer {
             Answer::Lossy(_) => Answer::Lossy(String::from_utf8_lossy(input).into_owned()),
             Answer::Repaired(policy, _) => {
                 Answer::Repaired(*policy, repaired_reference(input, *policy))
+            }
+            Answer::Converted(conversion, _) => {
+                Answer::Converted(*conversion, Box::new(reference(*conversion, input)))
             }
             Answer::Inspected(_) => Answer::Inspected(truth.result.map(|()| truth.inspected)),
             Answer::Exact(_) | Answer::Broken(_) => Answer::Exact(truth.result),
@@ -200,6 +208,7 @@ impl fmt::Display for Answer {
                 let name = policy.map_or("escape", Replacement::name);
                 write!(f, "repaired ({name}) {:?}", String::from_utf8_lossy(out))
             }
+            Answer::Converted(conversion, got) => write!(f, "{conversion}: {got}"),
             Answer::Broken(why) => write!(f, "broken: {why}"),
         }
     }

@@ -56,6 +56,7 @@
 //! [`Kernel::ALL`]: utf8guard::Kernel::ALL
 
 pub mod answer;
+pub mod convert;
 pub mod corpus;
 pub mod encode;
 pub mod exhaustive;

@@ -14,6 +14,14 @@ const WINDOWS_1252_C1: [char; 32] = [
     '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9D}', 'ž', 'Ÿ',
 ];
 
+/// The character `b` is in Windows-1252.
+pub(crate) fn windows_1252(b: u8) -> char {
+    match b {
+        0x80..=0x9F => WINDOWS_1252_C1[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
 /// The units of `input` to replace, as `(start, end)`: its maximal
 /// subparts, but for `jvm` a surrogate's 3-byte form (`ED A0..BF` and a
 /// continuation byte), or the part of it before a byte that is not one, is
@@ -50,10 +58,8 @@ fn write_unit(policy: Replacement, unit: &[u8], out: &mut String) {
         match policy {
             Replacement::MaximalSubpart | Replacement::Jvm if i == 0 => out.push('\u{FFFD}'),
             Replacement::PerByte => out.push('\u{FFFD}'),
-            Replacement::Windows1252 if (0x80..0xA0).contains(&b) => {
-                out.push(WINDOWS_1252_C1[usize::from(b - 0x80)]);
-            }
-            Replacement::Windows1252 | Replacement::Latin1 => out.push(char::from(b)),
+            Replacement::Windows1252 => out.push(windows_1252(b)),
+            Replacement::Latin1 => out.push(char::from(b)),
             Replacement::Backslash => out.push_str(&format!("\\x{b:02x}")),
             _ => {}
         }

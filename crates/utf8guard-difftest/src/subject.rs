@@ -382,7 +382,7 @@ pub fn repair_subjects() -> Vec<Subject> {
 /// `input` cut into pieces of random lengths (up to 9 bytes, or up to a
 /// quarter of the input; on inputs over 4 KiB, up to 4 KiB or a quarter),
 /// said in `cx.note`.
-fn random_pieces<'a>(input: &'a [u8], cx: &mut Context) -> Vec<&'a [u8]> {
+pub(crate) fn random_pieces<'a>(input: &'a [u8], cx: &mut Context) -> Vec<&'a [u8]> {
     let short = if input.len() <= 4096 { 9 } else { 4096 };
     let most = if cx.rng.one_in(2) {
         short
