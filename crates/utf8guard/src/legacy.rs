@@ -16,6 +16,9 @@ use crate::transcode::TranscodeError;
 use crate::transcode::{Policy, Progress, Status};
 use crate::utf8_input::{self, Convert, Stop};
 
+#[cfg(target_arch = "x86_64")]
+mod simd;
+
 /// A single-byte encoding: each byte is one character.
 ///
 /// ```
@@ -260,9 +263,47 @@ pub fn single_byte_to_utf8(encoding: SingleByte, input: &[u8], out: &mut Vec<u8>
 /// assert_eq!(&buf, "abé".as_bytes());
 /// ```
 pub fn single_byte_to_utf8_into(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress {
+    #[cfg(target_arch = "x86_64")]
+    if simd::available() {
+        // SAFETY: `available` found AVX2 on this CPU.
+        return unsafe { simd::to_utf8_avx2(encoding, input, output) };
+    }
+    to_utf8_loop::<false>(encoding, input, output)
+}
+
+/// The loop of [`single_byte_to_utf8_into`]; with `VECTORS` (only in a
+/// function compiled for AVX2) it takes 32 bytes at a time by vectors
+/// while there is room for any 32 ([`simd::expand`]).
+#[inline(always)]
+fn to_utf8_loop<const VECTORS: bool>(
+    encoding: SingleByte,
+    input: &[u8],
+    output: &mut [u8],
+) -> Progress {
     let table = encoding.utf8_table();
+    #[cfg(target_arch = "x86_64")]
+    let windows = encoding == SingleByte::Windows1252;
+    // The bytes before `slow` go through the table: a block the vectors
+    // left (Windows-1252's `80`..`9F`).
+    #[cfg(target_arch = "x86_64")]
+    let mut slow = 0;
     let (mut at, mut w) = (0, 0);
     let status = loop {
+        #[cfg(target_arch = "x86_64")]
+        if VECTORS && at >= slow {
+            if let (Some(block), Some(out)) = (input.get(at..at + 32), output.get_mut(w..w + 64)) {
+                let (block, out) = (block.try_into().expect("32"), out.try_into().expect("64"));
+                // SAFETY: `VECTORS` is set only where the CPU has AVX2.
+                match unsafe { simd::expand(block, out, windows) } {
+                    Some(n) => {
+                        at += 32;
+                        w += n;
+                        continue;
+                    }
+                    None => slow = at + 32,
+                }
+            }
+        }
         let Some(&b) = input.get(at) else {
             break Status::InputEmpty;
         };
@@ -309,37 +350,75 @@ impl Convert for ToSingleByte {
 
     #[inline]
     fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
-        let (mut r, mut w) = (0, 0);
-        while let Some(&b) = src.get(r) {
-            if b < 0x80 {
-                // A block copied at once, its ASCII prefix kept.
-                if let (Some((block, n)), Some(out)) =
-                    (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
-                {
-                    out.copy_from_slice(block);
-                    r += n;
-                    w += n;
-                    continue;
+        #[cfg(target_arch = "x86_64")]
+        if simd::available() {
+            // SAFETY: `available` found AVX2 on this CPU.
+            return unsafe { simd::from_utf8_avx2(self.0, src, dst) };
+        }
+        from_utf8_loop::<false>(self.0, src, dst)
+    }
+}
+
+/// [`Convert::valid`] of [`ToSingleByte`]; with `VECTORS` (only in a
+/// function compiled for AVX2) it takes 32 bytes at a time by vectors
+/// where their characters are all ASCII or U+00A0..U+00FF
+/// ([`simd::compress`]), and where not, goes a character at a time to the
+/// end of the block.
+#[inline(always)]
+fn from_utf8_loop<const VECTORS: bool>(
+    encoding: SingleByte,
+    src: &[u8],
+    dst: &mut [u8],
+) -> (usize, usize, Stop) {
+    #[cfg(target_arch = "x86_64")]
+    let windows = encoding == SingleByte::Windows1252;
+    #[cfg(target_arch = "x86_64")]
+    let mut slow = 0;
+    let (mut r, mut w) = (0, 0);
+    while let Some(&b) = src.get(r) {
+        #[cfg(target_arch = "x86_64")]
+        if VECTORS && r >= slow {
+            if let (Some(block), Some(out)) = (src.get(r..r + 32), dst.get_mut(w..w + 32)) {
+                let (block, out) = (block.try_into().expect("32"), out.try_into().expect("32"));
+                // SAFETY: `VECTORS` is set only where the CPU has AVX2.
+                match unsafe { simd::compress(block, out, windows) } {
+                    Some((read, written)) => {
+                        r += read;
+                        w += written;
+                        continue;
+                    }
+                    None => slow = r + 32,
                 }
             }
-            let Some(slot) = dst.get_mut(w) else {
-                return (r, w, Stop::Full);
-            };
-            if b < 0x80 {
-                *slot = b;
-                r += 1;
-            } else {
-                let (cp, len) = utf8_input::decode_valid(&src[r..]);
-                let Some(byte) = self.0.byte_of(cp) else {
-                    return (r, w, Stop::Unencodable(EncodeError::NotInCharset, len));
-                };
-                *slot = byte;
-                r += len;
-            }
-            w += 1;
         }
-        (r, w, Stop::Done)
+        if b < 0x80 {
+            // A block copied at once, its ASCII prefix kept.
+            if let (Some((block, n)), Some(out)) =
+                (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
+            {
+                out.copy_from_slice(block);
+                r += n;
+                w += n;
+                continue;
+            }
+        }
+        let Some(slot) = dst.get_mut(w) else {
+            return (r, w, Stop::Full);
+        };
+        if b < 0x80 {
+            *slot = b;
+            r += 1;
+        } else {
+            let (cp, len) = utf8_input::decode_valid(&src[r..]);
+            let Some(byte) = encoding.byte_of(cp) else {
+                return (r, w, Stop::Unencodable(EncodeError::NotInCharset, len));
+            };
+            *slot = byte;
+            r += len;
+        }
+        w += 1;
     }
+    (r, w, Stop::Done)
 }
 
 /// Converts UTF-8 to `encoding`, appending to `out`. With
