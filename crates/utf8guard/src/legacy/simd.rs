@@ -17,12 +17,13 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256,
-    _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
-    _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_set_epi64x,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
-    _mm256_unpackhi_epi8, _mm256_unpacklo_epi8, _mm_loadu_si128, _mm_storel_epi64,
-    _mm_storeu_si128, _mm_unpackhi_epi64,
+    _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
+    _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
+    _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_set_epi64x, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi8,
+    _mm_loadu_si128, _mm_shuffle_epi8, _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi64,
 };
 
 use super::SingleByte;
@@ -188,6 +189,142 @@ pub(super) unsafe fn expand(block: &[u8; 32], out: &mut [u8; 64], windows: bool)
             _mm256_extracti128_si256::<1>(b),
         );
         Some(at3 + len(3))
+    }
+}
+
+/// The room [`expand_windows`] needs: 3 bytes a byte, and the last
+/// store's 16 from at most 84.
+pub(super) const WINDOWS_ROOM: usize = 112;
+
+/// The first, second and third bytes of the UTF-8 forms of Windows-1252's
+/// `80`..`9F` (0 past their length), by the byte's low 5 bits, as two rows
+/// of 16 each.
+static WINDOWS_C1: [[[u8; 16]; 2]; 3] = {
+    let table = super::utf8_table(true);
+    let mut rows = [[[0; 16]; 2]; 3];
+    let mut k = 0;
+    while k < 32 {
+        let form = table[0x80 + k];
+        let mut j = 0;
+        while j < 3 {
+            if j < form[3] as usize {
+                rows[j][k / 16][k % 16] = form[j];
+            }
+            j += 1;
+        }
+        k += 1;
+    }
+    rows
+};
+
+/// For each group of 4 bytes, by `two | three << 4` (bit `i` of `two`: byte
+/// `i` takes 2 bytes or more; of `three`: 3), the shuffle of its 4-byte
+/// slots (first, second, third byte, 0) that keeps its form.
+static SLOTS: [[u8; 16]; 256] = {
+    let mut rows = [[0x80; 16]; 256];
+    let mut key = 0;
+    while key < 256 {
+        let (mut i, mut out) = (0, 0);
+        while i < 4 {
+            let len = 1 + (key >> i & 1) + (key >> (4 + i) & 1);
+            let mut j = 0;
+            while j < len {
+                rows[key][out] = (4 * i + j) as u8;
+                out += 1;
+                j += 1;
+            }
+            i += 1;
+        }
+        key += 1;
+    }
+    rows
+};
+
+/// Converts the 32 bytes of Windows-1252 in `block`, where some are in
+/// `80`..`9F`, to UTF-8 at the start of `out`, and returns how many bytes
+/// that is. Every byte gets its form's three bytes (from the byte itself,
+/// or looked up by its low 5 bits in `80`..`9F`), in a 4-byte slot; each
+/// group of 4 slots is then shuffled, as its bytes' lengths say, into at
+/// most 12 bytes.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (the caller is compiled for it).
+#[inline(always)]
+pub(super) unsafe fn expand_windows(block: &[u8; 32], out: &mut [u8; WINDOWS_ROOM]) -> usize {
+    // SAFETY: the loads read the 32 bytes of `block`, 16-byte rows of
+    // `WINDOWS_C1` and `SLOTS`; the stores write 16 bytes at each of eight
+    // offsets, each at most 84 (seven groups of at most 12 bytes), so
+    // within `out`'s 112. AVX2 is the caller's promise.
+    unsafe {
+        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
+        let zero = _mm256_setzero_si256();
+        let low = _mm256_and_si256(v, _mm256_set1_epi8(0x0F));
+        // Bit 4 of each byte moved to its bit 7, which `blendv` reads.
+        let upper = _mm256_slli_epi16::<3>(v);
+        let look = |rows: &[[u8; 16]; 2]| {
+            let row = |k: usize| {
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(rows[k].as_ptr().cast::<__m128i>()))
+            };
+            _mm256_blendv_epi8(
+                _mm256_shuffle_epi8(row(0), low),
+                _mm256_shuffle_epi8(row(1), low),
+                upper,
+            )
+        };
+        let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
+        let flagged = _mm256_cmpgt_epi8(zero, v);
+        // As in `expand`, from `A0` up; then `80`..`9F` from the tables.
+        let lead = _mm256_or_si256(
+            _mm256_and_si256(_mm256_srli_epi16::<6>(v), _mm256_set1_epi8(0x03)),
+            _mm256_set1_epi8(0xC0u8 as i8),
+        );
+        let second = _mm256_and_si256(_mm256_andnot_si256(_mm256_set1_epi8(0x40), v), flagged);
+        let first = _mm256_blendv_epi8(
+            _mm256_blendv_epi8(v, lead, flagged),
+            look(&WINDOWS_C1[0]),
+            c1,
+        );
+        let second = _mm256_blendv_epi8(second, look(&WINDOWS_C1[1]), c1);
+        let third = _mm256_and_si256(look(&WINDOWS_C1[2]), c1);
+        let two = _mm256_movemask_epi8(flagged) as u32;
+        let three = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(third, zero)) as u32);
+        // Slots of bytes 0..4 and 16..20, 4..8 and 20..24, and so on.
+        let (a, b) = (
+            _mm256_unpacklo_epi8(first, second),
+            _mm256_unpacklo_epi8(third, zero),
+        );
+        let (c, d) = (
+            _mm256_unpackhi_epi8(first, second),
+            _mm256_unpackhi_epi8(third, zero),
+        );
+        let slots = [
+            _mm256_unpacklo_epi16(a, b),
+            _mm256_unpackhi_epi16(a, b),
+            _mm256_unpacklo_epi16(c, d),
+            _mm256_unpackhi_epi16(c, d),
+        ];
+        let key = |g: u32| ((two >> (4 * g) & 0xF) | (three >> (4 * g) & 0xF) << 4) as usize;
+        let row = |g: u32| _mm_loadu_si128(SLOTS[key(g)].as_ptr().cast::<__m128i>());
+        let dst = out.as_mut_ptr();
+        let mut at = 0;
+        for lane in 0..2 {
+            for (j, &slot) in slots.iter().enumerate() {
+                let g = 4 * lane + j as u32;
+                let bytes = _mm_shuffle_epi8(
+                    if lane == 0 {
+                        _mm256_castsi256_si128(slot)
+                    } else {
+                        _mm256_extracti128_si256::<1>(slot)
+                    },
+                    row(g),
+                );
+                _mm_storeu_si128(dst.add(at).cast::<__m128i>(), bytes);
+                let k = key(g);
+                at += 4 + usize::from(ONES[k & 0xF]) + usize::from(ONES[k >> 4]);
+            }
+        }
+        at
     }
 }
 
