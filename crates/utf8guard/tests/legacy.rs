@@ -839,3 +839,168 @@ fn lengths_equal_the_conversions() {
         }
     }
 }
+
+/// The UTF-8 of `input` in `encoding`, a byte at a time from the crate's
+/// table of characters.
+fn decoded_bytewise(encoding: SingleByte, input: &[u8]) -> Vec<u8> {
+    input
+        .iter()
+        .map(|&b| encoding.decode(b))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// Blocks around the vectors' 32 bytes, at several alignments, with a
+/// byte above `7F` at every position (and two of them, and all of them),
+/// into a vector and into buffers of the exact room and one byte less:
+/// byte for byte what the table says.
+#[test]
+fn blocks_into_utf8_with_high_bytes_at_every_position() {
+    let base: Vec<u8> = (0..300u32).map(|i| b'A' + (i % 26) as u8).collect();
+    for encoding in ENCODINGS {
+        for len in [7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 96, 130] {
+            for offset in [0, 1, 5, 16, 31] {
+                for pos in 0..len {
+                    for b in [0x80, 0x81, 0x85, 0x8D, 0x9F, 0xA0, 0xC3, 0xFF] {
+                        let mut buf = base.clone();
+                        buf[offset + pos] = b;
+                        buf[offset + (pos * 7 + 3) % len] ^= 0x80;
+                        let input = &buf[offset..offset + len];
+                        check_into_utf8(encoding, input);
+                    }
+                }
+                let all: Vec<u8> = (0..len).map(|i| 0x80 + (i * 37 % 128) as u8).collect();
+                check_into_utf8(encoding, &all);
+            }
+        }
+    }
+}
+
+fn check_into_utf8(encoding: SingleByte, input: &[u8]) {
+    let want = decoded_bytewise(encoding, input);
+    let mut out = b"x".to_vec();
+    single_byte_to_utf8(encoding, input, &mut out);
+    assert_eq!(&out[1..], &want[..], "{encoding:?} {}", hex(input));
+    assert_eq!(utf8_len_from_single_byte(encoding, input), want.len());
+    let mut buf = vec![0u8; want.len()];
+    let p = single_byte_to_utf8_into(encoding, input, &mut buf);
+    assert_eq!(
+        (p.read, p.written, p.result),
+        (input.len(), want.len(), Ok(Status::InputEmpty))
+    );
+    assert_eq!(buf, want);
+    if let Some(room) = want.len().checked_sub(1) {
+        let mut buf = vec![0u8; room];
+        let p = single_byte_to_utf8_into(encoding, input, &mut buf);
+        assert_eq!(p.result, Ok(Status::OutputFull), "{}", hex(input));
+        assert_eq!(p.read, input.len() - 1);
+        assert_eq!(buf[..p.written], want[..p.written]);
+    }
+}
+
+/// A strict conversion's error: offset, length, whether the character is
+/// unencodable (rather than ill formed).
+type FirstError = (usize, Option<usize>, bool);
+
+/// What converting UTF-8 into `encoding` gives, from std's chunks of valid
+/// and ill-formed input and the crate's one-character `encode`: the bytes,
+/// and under `Policy::Strict` the first error's offset, length and whether
+/// it is an unencodable character.
+fn encoded_by_chunks(
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+) -> (Vec<u8>, Option<FirstError>) {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for chunk in input.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match (encoding.encode(c), policy) {
+                (Some(b), _) => out.push(b),
+                (None, Policy::Strict) => return (out, Some((at, Some(c.len_utf8()), true))),
+                (None, _) => out.push(b'?'),
+            }
+            at += c.len_utf8();
+        }
+        let bad = chunk.invalid().len();
+        if bad == 0 {
+            continue;
+        }
+        if policy == Policy::Strict {
+            // Cut short by the end of the input: no length.
+            let len = std::str::from_utf8(&input[at..]).unwrap_err().error_len();
+            return (out, Some((at, len, false)));
+        }
+        out.push(b'?');
+        at += bad;
+    }
+    (out, None)
+}
+
+/// Text of ASCII and Latin-1 letters, at several alignments and lengths
+/// around the vectors' 32 bytes, with a character (in each encoding or
+/// not) or an ill-formed sequence at every position: under both policies,
+/// what std's chunks and the crate's `encode` say.
+#[test]
+fn blocks_from_utf8_with_a_character_or_error_at_every_position() {
+    let text = "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich, à côté. "
+        .repeat(6)
+        .into_bytes();
+    let pieces: [&[u8]; 14] = [
+        b"\xC2\x80",
+        b"\xC2\x8D",
+        b"\xC2\x9F",
+        b"\xC2\xA0",
+        b"\xC3\xBF",
+        b"\xC4\x80",
+        b"\xC5\x93",
+        b"\xE2\x80\x9C",
+        b"\xE2\x82\xAC",
+        b"\xF0\x9F\x98\x80",
+        b"\xC3",
+        b"\x80",
+        b"\xE2\x82",
+        b"\xF5",
+    ];
+    for encoding in ENCODINGS {
+        for len in [8, 16, 31, 32, 33, 40, 64, 65, 100] {
+            for offset in [0, 1, 3, 17] {
+                let start = (offset..).find(|&i| text[i] & 0xC0 != 0x80).unwrap();
+                let end = (start + len..).find(|&i| text[i] & 0xC0 != 0x80).unwrap();
+                let clean = &text[start..end];
+                let cuts =
+                    (0..=clean.len()).filter(|&p| clean.get(p).is_none_or(|&b| b & 0xC0 != 0x80));
+                for pos in cuts {
+                    for piece in pieces {
+                        let input = [&clean[..pos], piece, &clean[pos..]].concat();
+                        for policy in POLICIES {
+                            check_from_utf8(encoding, &input, policy);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_from_utf8(encoding: SingleByte, input: &[u8], policy: Policy) {
+    let (want, error) = encoded_by_chunks(encoding, input, policy);
+    let what = format!("{encoding:?} {policy:?} {}", hex(input));
+    let mut out = b"x".to_vec();
+    let result = utf8_to_single_byte(encoding, input, policy, &mut out);
+    assert_eq!(&out[1..], &want[..], "{what}");
+    let mut buf = vec![0u8; input.len()];
+    let p = utf8_to_single_byte_into(encoding, input, policy, &mut buf, true);
+    assert_eq!(buf[..p.written], want[..], "{what}");
+    for e in [result.err(), p.result.err()] {
+        let got = e.map(|e| {
+            let unencodable = match e.cause() {
+                Cause::Unencodable(EncodeError::NotInCharset) => true,
+                Cause::Malformed(_) => false,
+                other => panic!("{other:?}: {what}"),
+            };
+            (e.offset(), e.error_len(), unencodable)
+        });
+        assert_eq!(got, error, "{what}");
+    }
+}
