@@ -529,5 +529,10 @@ pub fn utf8_to_single_byte_into(
     output: &mut [u8],
     last: bool,
 ) -> Progress {
+    #[cfg(target_arch = "x86_64")]
+    if simd::available() {
+        // SAFETY: `available` found AVX2 on this CPU.
+        return unsafe { simd::from_utf8_into_avx2(encoding, input, policy, output, last) };
+    }
     utf8_input::convert(&ToSingleByte(encoding), input, policy, output, last)
 }
