@@ -5,6 +5,10 @@
 //! copied a block at a time ([`crate::ascii`]), and only the other bytes
 //! go through a table. Out of UTF-8, the kernel validates first
 //! ([`crate::utf8_input`]), so the conversion decodes without checking.
+//! With the AVX2 or AVX-512 kernel, blocks of 32 bytes are converted by
+//! vectors both ways (`simd`): into UTF-8 every block, out of it the
+//! blocks of ASCII and U+0080..U+00FF, which that step also checks, so
+//! that only the other blocks call the kernel.
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
