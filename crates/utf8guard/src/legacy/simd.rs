@@ -23,7 +23,7 @@ use core::arch::x86_64::{
     _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_set_epi64x, _mm256_setzero_si256,
     _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
     _mm256_unpackhi_epi16, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi8,
-    _mm_loadu_si128, _mm_shuffle_epi8, _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi64,
+    _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi64,
 };
 
 use super::SingleByte;
@@ -336,6 +336,17 @@ static SLOTS: [[u8; 16]; 256] = {
     rows
 };
 
+/// The length of a group of 4 bytes by its key in [`SLOTS`].
+static SLOT_LEN: [u8; 256] = {
+    let mut lens = [0; 256];
+    let mut key = 0;
+    while key < 256 {
+        lens[key] = 4 + (key as u8).count_ones() as u8;
+        key += 1;
+    }
+    lens
+};
+
 /// Converts the 32 bytes of Windows-1252 in `block`, where some are in
 /// `80`..`9F`, to UTF-8 at the start of `out`, and returns how many bytes
 /// that is. Every byte gets its form's three bytes (from the byte itself,
@@ -402,22 +413,24 @@ pub(super) unsafe fn expand_windows(block: &[u8; 32], out: &mut [u8; WINDOWS_ROO
         ];
         let key = |g: u32| ((two >> (4 * g) & 0xF) | (three >> (4 * g) & 0xF) << 4) as usize;
         let row = |g: u32| _mm_loadu_si128(SLOTS[key(g)].as_ptr().cast::<__m128i>());
+        // Groups j and 4 + j are the lanes of `slots[j]`: one shuffle.
+        let mut bytes = [_mm256_setzero_si256(); 4];
+        for (j, (bytes, &slot)) in bytes.iter_mut().zip(&slots).enumerate() {
+            let j = j as u32;
+            let rows = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(row(j)), row(4 + j));
+            *bytes = _mm256_shuffle_epi8(slot, rows);
+        }
         let dst = out.as_mut_ptr();
         let mut at = 0;
         for lane in 0..2 {
-            for (j, &slot) in slots.iter().enumerate() {
-                let g = 4 * lane + j as u32;
-                let bytes = _mm_shuffle_epi8(
-                    if lane == 0 {
-                        _mm256_castsi256_si128(slot)
-                    } else {
-                        _mm256_extracti128_si256::<1>(slot)
-                    },
-                    row(g),
-                );
-                _mm_storeu_si128(dst.add(at).cast::<__m128i>(), bytes);
-                let k = key(g);
-                at += 4 + usize::from(ONES[k & 0xF]) + usize::from(ONES[k >> 4]);
+            for (j, &bytes) in bytes.iter().enumerate() {
+                let half = if lane == 0 {
+                    _mm256_castsi256_si128(bytes)
+                } else {
+                    _mm256_extracti128_si256::<1>(bytes)
+                };
+                _mm_storeu_si128(dst.add(at).cast::<__m128i>(), half);
+                at += usize::from(SLOT_LEN[key(4 * lane + j as u32)]);
             }
         }
         at
