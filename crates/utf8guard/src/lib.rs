@@ -45,6 +45,8 @@ mod small;
 mod stream;
 mod transcode;
 mod utf32;
+#[cfg(target_arch = "x86_64")]
+mod utf32_simd;
 mod utf8_input;
 mod validate;
 

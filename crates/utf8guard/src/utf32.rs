@@ -2,10 +2,14 @@
 //! from UTF-8.
 //!
 //! Out of UTF-8, the kernel validates first ([`crate::utf8_input`]), then
-//! ASCII runs are widened and the other characters decoded without
-//! checking. Into UTF-8, each unit is checked (a surrogate or a value
-//! above U+10FFFF has no UTF-8 form) and ASCII runs narrowed a block at a
-//! time.
+//! the valid text is converted without checking. Into UTF-8, each unit is
+//! checked (a surrogate or a value above U+10FFFF has no UTF-8 form). With
+//! the AVX2 or AVX-512 kernel active, both directions run AVX2 steps of 16
+//! bytes or units ([`crate::utf32_simd`]) in a loop compiled for AVX2; the
+//! steps into UTF-8 stop before a block with a unit that has no form, and
+//! the scalar loop, which is the reference, converts that block one unit at
+//! a time (it reports or replaces the unit), as it converts the ends the
+//! steps leave: so every result is the scalar loop's.
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -16,7 +20,11 @@ use crate::transcode::{Cause, Policy, Progress, Status, TranscodeError};
 use crate::utf8_input::{self, Convert, Stop};
 
 /// UTF-8 into UTF-32, for [`utf8_input::convert`].
-struct ToUtf32;
+struct ToUtf32 {
+    /// Whether the AVX2 steps run (chosen once a call).
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
+}
 
 impl Convert for ToUtf32 {
     type Unit = u32;
@@ -24,38 +32,79 @@ impl Convert for ToUtf32 {
 
     #[inline]
     fn valid(&self, src: &[u8], dst: &mut [u32]) -> (usize, usize, Stop) {
-        let (mut r, mut w) = (0, 0);
-        while let Some(&b) = src.get(r) {
-            // A block widened at once, its ASCII prefix kept, where a run
-            // starts (two ASCII bytes in a row: widening a block at each
-            // space between words cost more than it saved).
-            if b < 0x80 && src.get(r + 1).is_some_and(|&next| next < 0x80) {
-                if let (Some((block, n)), Some(units)) =
-                    (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
-                {
-                    for (unit, &b) in units.iter_mut().zip(block) {
-                        *unit = u32::from(b);
-                    }
-                    r += n;
-                    w += n;
-                    continue;
-                }
-            }
-            let Some(unit) = dst.get_mut(w) else {
-                return (r, w, Stop::Full);
-            };
-            if b < 0x80 {
-                *unit = u32::from(b);
-                r += 1;
-            } else {
-                let (cp, len) = utf8_input::decode_valid(&src[r..]);
-                *unit = cp;
-                r += len;
-            }
-            w += 1;
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the CPU has AVX2
+            // (`utf8_to_utf32_with`).
+            return unsafe { valid_avx2(src, dst) };
         }
-        (r, w, Stop::Done)
+        valid_loop(src, dst, |_, _, r, w| (r, w))
     }
+}
+
+/// [`valid_loop`] compiled for AVX2 as a whole, so that the vector steps
+/// inline into it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn valid_avx2(src: &[u8], dst: &mut [u32]) -> (usize, usize, Stop) {
+    // A closure in a `#[target_feature]` function has its features: the
+    // call is safe and inlined.
+    valid_loop(src, dst, |src, dst, r, w| {
+        crate::utf32_simd::from_utf8(src, dst, r, w)
+    })
+}
+
+/// [`Convert::valid`] for UTF-32: `vector(src, dst, r, w)` converts what
+/// it can from `src[r..]` into `dst[w..]` and returns the new `r` (a
+/// character start) and `w`; between its calls, and after it, characters
+/// are decoded one at a time.
+#[inline(always)]
+fn valid_loop(
+    src: &[u8],
+    dst: &mut [u32],
+    mut vector: impl FnMut(&[u8], &mut [u32], usize, usize) -> (usize, usize),
+) -> (usize, usize, Stop) {
+    let (mut r, mut w) = (0, 0);
+    // Where the vector steps are tried again: they stop only near the
+    // end of `src` or of the room, so a block later is soon enough.
+    let mut vector_at = 0;
+    loop {
+        if r >= vector_at {
+            (r, w) = vector(src, dst, r, w);
+            vector_at = r + ascii::BLOCK;
+        }
+        let Some(&b) = src.get(r) else {
+            break;
+        };
+        // A block widened at once, its ASCII prefix kept, where a run
+        // starts (two ASCII bytes in a row: widening a block at each
+        // space between words cost more than it saved).
+        if b < 0x80 && src.get(r + 1).is_some_and(|&next| next < 0x80) {
+            if let (Some((block, n)), Some(units)) =
+                (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
+            {
+                for (unit, &b) in units.iter_mut().zip(block) {
+                    *unit = u32::from(b);
+                }
+                r += n;
+                w += n;
+                continue;
+            }
+        }
+        let Some(unit) = dst.get_mut(w) else {
+            return (r, w, Stop::Full);
+        };
+        if b < 0x80 {
+            *unit = u32::from(b);
+            r += 1;
+        } else {
+            let (cp, len) = utf8_input::decode_valid(&src[r..]);
+            *unit = cp;
+            r += len;
+        }
+        w += 1;
+    }
+    (r, w, Stop::Done)
 }
 
 /// Converts UTF-8 to UTF-32, appending to `out`. With [`Policy::Strict`],
@@ -120,7 +169,31 @@ pub fn utf8_to_utf32_into(
     output: &mut [u32],
     last: bool,
 ) -> Progress {
-    utf8_input::convert(&ToUtf32, input, policy, output, last)
+    utf8_to_utf32_with(input, policy, output, last, vectors())
+}
+
+/// Whether the AVX2 steps run: with the AVX2 or AVX-512 kernel active
+/// (not with the scalar one, so that forcing it tests the portable path).
+#[inline]
+fn vectors() -> bool {
+    crate::dispatch::level() != crate::cpu::Level::Scalar
+}
+
+/// [`utf8_to_utf32_into`], with the AVX2 steps if `avx2` and the CPU has
+/// AVX2 (on x86-64).
+fn utf8_to_utf32_with(
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u32],
+    last: bool,
+    avx2: bool,
+) -> Progress {
+    let convert = ToUtf32 {
+        #[cfg(target_arch = "x86_64")]
+        avx2: avx2 && crate::cpu::has_avx2(),
+    };
+    let _ = avx2;
+    utf8_input::convert(&convert, input, policy, output, last)
 }
 
 /// The UTF-8 length of each unit: 1 to 4, and 3 (U+FFFD's) for a surrogate
@@ -206,8 +279,55 @@ fn ascii_units(src: &[u32], at: usize) -> Option<&[u32; NARROW_BLOCK]> {
 /// assert_eq!(&bytes, "a€".as_bytes());
 /// ```
 pub fn utf32_to_utf8_into(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
+    utf32_to_utf8_with(input, policy, output, vectors())
+}
+
+/// [`utf32_to_utf8_into`], with the AVX2 steps if `avx2` and the CPU has
+/// AVX2 (on x86-64).
+#[inline]
+fn utf32_to_utf8_with(input: &[u32], policy: Policy, output: &mut [u8], avx2: bool) -> Progress {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 && crate::cpu::has_avx2() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { to_utf8_avx2(input, policy, output) };
+    }
+    let _ = avx2;
+    to_utf8_loop(input, policy, output, |_, _, i, w| (i, w))
+}
+
+/// [`to_utf8_loop`] compiled for AVX2 as a whole, so that the vector
+/// steps inline into it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn to_utf8_avx2(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
+    // A closure in a `#[target_feature]` function has its features: the
+    // call is safe and inlined.
+    to_utf8_loop(input, policy, output, |src, dst, i, w| {
+        crate::utf32_simd::to_utf8(src, dst, i, w)
+    })
+}
+
+/// [`utf32_to_utf8_into`]: `vector(src, dst, i, w)` converts what it can
+/// from `src[i..]` into `dst[w..]`, stopping before any unit that has no
+/// UTF-8 form, and returns the new `i` and `w`; between its calls, and
+/// after it, the units are converted one at a time, which finds, reports
+/// or replaces those that have none.
+#[inline(always)]
+fn to_utf8_loop(
+    input: &[u32],
+    policy: Policy,
+    output: &mut [u8],
+    mut vector: impl FnMut(&[u32], &mut [u8], usize, usize) -> (usize, usize),
+) -> Progress {
     let (mut i, mut w) = (0, 0);
+    // Where the vector steps are tried again: after a block they stopped
+    // before, converted one unit at a time.
+    let mut vector_at = 0;
     let status = loop {
+        if i >= vector_at {
+            (i, w) = vector(input, output, i, w);
+            vector_at = i + NARROW_BLOCK;
+        }
         let Some(&unit) = input.get(i) else {
             break Status::InputEmpty;
         };
@@ -278,5 +398,324 @@ fn utf8_form(cp: u32) -> (u32, usize) {
     } else {
         let form = 0xF0 | (cp >> 18) | tail(12) << 8 | tail(6) << 16 | tail(0) << 24;
         (form, 4)
+    }
+}
+
+/// The AVX2 steps against the scalar loops, which are the reference (and
+/// which std checks in turn): every result (`Progress`, the output up to
+/// `written`) equal, with every kind of character and every error at every
+/// position of texts around the steps' 16 units and bytes, for each error
+/// policy and output room.
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use alloc::string::String;
+    use alloc::vec;
+
+    /// Runs both paths out of UTF-8 with `room` units; checks they agree
+    /// and returns the result.
+    fn both_from_utf8(
+        input: &[u8],
+        policy: Policy,
+        room: usize,
+        last: bool,
+    ) -> (Progress, Vec<u32>) {
+        let mut scalar = vec![0u32; room];
+        let mut vector = vec![0xAAAA_AAAAu32; room];
+        let s = utf8_to_utf32_with(input, policy, &mut scalar, last, false);
+        let v = utf8_to_utf32_with(input, policy, &mut vector, last, true);
+        assert_eq!(s, v, "{input:02X?} {policy:?} room {room} last {last}");
+        assert_eq!(
+            scalar[..s.written],
+            vector[..v.written],
+            "{input:02X?} {policy:?} room {room} last {last}"
+        );
+        scalar.truncate(s.written);
+        (s, scalar)
+    }
+
+    /// Both paths on `input` at every policy, `last` and room that count,
+    /// the scalar one checked against std with all the room.
+    fn check_from_utf8(input: &[u8]) {
+        let (strict, units) = both_from_utf8(input, Policy::Strict, input.len(), true);
+        match core::str::from_utf8(input) {
+            Ok(text) => {
+                assert_eq!(strict.result, Ok(Status::InputEmpty));
+                assert!(units.iter().copied().eq(text.chars().map(u32::from)));
+            }
+            Err(e) => {
+                let error = strict.result.unwrap_err();
+                assert_eq!(
+                    (error.offset(), error.error_len()),
+                    (e.valid_up_to(), e.error_len())
+                );
+                let text = core::str::from_utf8(&input[..e.valid_up_to()]).unwrap();
+                assert!(units.iter().copied().eq(text.chars().map(u32::from)));
+            }
+        }
+        let (_, replaced) = both_from_utf8(input, Policy::Replace, input.len(), true);
+        let lossy = String::from_utf8_lossy(input);
+        assert!(
+            replaced.iter().copied().eq(lossy.chars().map(u32::from)),
+            "{input:02X?}"
+        );
+        let exact = replaced.len();
+        for policy in [Policy::Strict, Policy::Replace] {
+            both_from_utf8(input, policy, input.len(), false);
+            for room in [
+                exact,
+                exact.saturating_sub(1),
+                exact / 2,
+                15,
+                16,
+                17,
+                31,
+                32,
+                33,
+            ] {
+                if room <= input.len() {
+                    both_from_utf8(input, policy, room, true);
+                }
+            }
+        }
+    }
+
+    /// Characters of each length, and ill-formed sequences of each kind.
+    const UTF8_ITEMS: &[&[u8]] = &[
+        b"a",
+        "\u{E9}".as_bytes(),
+        "\u{5B57}".as_bytes(),
+        "\u{1F600}".as_bytes(),
+        "\u{7FF}".as_bytes(),
+        "\u{FFFF}".as_bytes(),
+        "\u{10FFFF}".as_bytes(),
+        b"\x80",
+        b"\xBF",
+        b"\xC0\xAF",
+        b"\xC3",
+        b"\xE5\xAD",
+        b"\xED\xA0\x80",
+        b"\xF0\x9F\x98",
+        b"\xF4\x90\x80\x80",
+        b"\xF5",
+        b"\xFF",
+    ];
+
+    /// A few inputs of each kind, short enough for Miri, which checks each
+    /// vector load and store against the slice it is in: tight output,
+    /// and input that ends right after a step.
+    #[test]
+    fn vectors_stay_within_their_slices() {
+        for text in [
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+            "\u{E9}\u{5B57}\u{1F600}a b\u{E9}\u{E9}\u{5B57}\u{1F600}\u{1F600}xyz\u{5B57}\u{5B57}",
+        ] {
+            for end in [16, 18, 19, 20, 33, text.len()] {
+                let Some(input) = text.as_bytes().get(..end) else {
+                    continue;
+                };
+                check_from_utf8(input);
+                if let Ok(text) = core::str::from_utf8(input) {
+                    let units: Vec<u32> = text.chars().map(u32::from).collect();
+                    check_to_utf8(&units);
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "millions of conversions")]
+    fn utf8_to_utf32_vectors_equal_the_scalar_loop() {
+        let backgrounds: [&[&str]; 5] = [
+            &["a"],
+            &["\u{E9}"],
+            &["\u{5B57}"],
+            &["\u{1F600}"],
+            &["a", "\u{E9}", "\u{5B57}", "\u{1F600}", "a", " "],
+        ];
+        let mut input = Vec::new();
+        for background in backgrounds {
+            for pad in 0..4 {
+                let mut chars = Vec::new();
+                let mut len = pad;
+                // Up to 80 bytes: steps of 16 and blocks of 32 cut at every
+                // place.
+                while len <= 80 {
+                    let c = background[chars.len() % background.len()];
+                    chars.push(c);
+                    len += c.len();
+                    for at in 0..=chars.len() {
+                        for item in UTF8_ITEMS {
+                            input.clear();
+                            input.resize(pad, b'a');
+                            for (k, c) in chars.iter().enumerate() {
+                                if k == at {
+                                    input.extend_from_slice(item);
+                                }
+                                input.extend_from_slice(c.as_bytes());
+                            }
+                            if at == chars.len() {
+                                input.extend_from_slice(item);
+                            }
+                            check_from_utf8(&input);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Long inputs, past the first windows the kernel checks, with errors
+    /// spread through them.
+    #[test]
+    #[cfg_attr(miri, ignore = "millions of conversions")]
+    fn utf8_to_utf32_vectors_equal_the_scalar_loop_on_long_inputs() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for errors in [0, 1, 3, 20] {
+            for _ in 0..20 {
+                let mut input = Vec::new();
+                while input.len() < 3000 {
+                    // Mostly valid characters, in runs.
+                    let item = UTF8_ITEMS[next(7)];
+                    for _ in 0..next(40) {
+                        input.extend_from_slice(item);
+                    }
+                }
+                for _ in 0..errors {
+                    let at = next(input.len());
+                    let bad = UTF8_ITEMS[7 + next(UTF8_ITEMS.len() - 7)];
+                    input.splice(at..at, bad.iter().copied());
+                }
+                check_from_utf8(&input);
+            }
+        }
+    }
+
+    /// Runs both paths into UTF-8 with `room` bytes; checks they agree and
+    /// returns the result.
+    fn both_to_utf8(input: &[u32], policy: Policy, room: usize) -> (Progress, Vec<u8>) {
+        let mut scalar = vec![0u8; room];
+        let mut vector = vec![0xAAu8; room];
+        let s = utf32_to_utf8_with(input, policy, &mut scalar, false);
+        let v = utf32_to_utf8_with(input, policy, &mut vector, true);
+        assert_eq!(s, v, "{input:X?} {policy:?} room {room}");
+        assert_eq!(
+            scalar[..s.written],
+            vector[..v.written],
+            "{input:X?} {policy:?} room {room}"
+        );
+        scalar.truncate(s.written);
+        (s, scalar)
+    }
+
+    /// Both paths on `input` at every policy and room that count, the
+    /// scalar one checked against std with all the room.
+    fn check_to_utf8(input: &[u32]) {
+        let full = 4 * input.len();
+        let (strict, bytes) = both_to_utf8(input, Policy::Strict, full);
+        let first_bad = input.iter().position(|&u| char::from_u32(u).is_none());
+        let good: String = input[..first_bad.unwrap_or(input.len())]
+            .iter()
+            .map(|&u| char::from_u32(u).unwrap())
+            .collect();
+        assert_eq!(bytes, good.as_bytes());
+        match first_bad {
+            None => assert_eq!(strict.result, Ok(Status::InputEmpty)),
+            Some(at) => {
+                let error = strict.result.unwrap_err();
+                let why = if input[at] > 0x10_FFFF {
+                    EncodeError::TooLarge
+                } else {
+                    EncodeError::Surrogate
+                };
+                assert_eq!(
+                    (error.offset(), error.error_len(), error.cause()),
+                    (at, Some(1), Cause::Unencodable(why))
+                );
+            }
+        }
+        let (_, replaced) = both_to_utf8(input, Policy::Replace, full);
+        let lossy: String = input
+            .iter()
+            .map(|&u| char::from_u32(u).unwrap_or('\u{FFFD}'))
+            .collect();
+        assert_eq!(replaced, lossy.as_bytes());
+        let exact = replaced.len();
+        for policy in [Policy::Strict, Policy::Replace] {
+            for room in [
+                exact,
+                exact.saturating_sub(1),
+                exact / 2,
+                63,
+                64,
+                65,
+                127,
+                128,
+            ] {
+                if room <= full {
+                    both_to_utf8(input, policy, room);
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "millions of conversions")]
+    fn utf32_to_utf8_vectors_equal_the_scalar_loop() {
+        let backgrounds: [&[u32]; 6] = [
+            &[0x61],
+            &[0xE9],
+            &[0x5B57],
+            &[0x1F600],
+            &[0x61, 0xE9, 0x5B57, 0x1F600, 0x61, 0x20],
+            &[
+                0x7F, 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10_FFFF, 0xD7FF, 0xE000,
+            ],
+        ];
+        let items = [
+            0x61,
+            0x7F,
+            0x80,
+            0x7FF,
+            0x800,
+            0xD7FF,
+            0xE000,
+            0xFFFF,
+            0x1_0000,
+            0x10_FFFF,
+            0xD800,
+            0xDBFF,
+            0xDC00,
+            0xDFFF,
+            0x11_0000,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+        ];
+        let mut input = Vec::new();
+        for background in backgrounds {
+            for len in 0..=80 {
+                for at in 0..=len {
+                    for item in items {
+                        input.clear();
+                        input.extend((0..len).map(|k| background[k % background.len()]));
+                        input.insert(at, item);
+                        check_to_utf8(&input);
+                        // A second one a step on: the vectors start again
+                        // after the first.
+                        if at + 17 <= input.len() {
+                            input.insert(at + 17, item);
+                            check_to_utf8(&input);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
