@@ -124,6 +124,10 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
             }
             i += 16;
             w += 16;
+            // And so on 32 at a time while the ASCII lasts (only after an
+            // ASCII step: text with short ASCII runs would pay the test
+            // at every step).
+            (i, w) = ascii_from_utf8(src, dst, i, w);
             continue;
         }
         // The lanes that start a sequence: all but continuation bytes.
@@ -200,6 +204,43 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
     (i, w)
 }
 
+/// Widens the ASCII bytes from `src[i..]` into `dst[w..]`, 32 at a time,
+/// while the next 32 are all ASCII and have room; returns the new `i` and
+/// `w`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn ascii_from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usize, usize) {
+    let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
+        return (i, w);
+    };
+    let mut k = 0;
+    for (chunk, out) in src.chunks_exact(32).zip(dst.chunks_exact_mut(32)) {
+        // SAFETY: `chunk` is 32 readable bytes.
+        let x = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        if _mm256_movemask_epi8(x) != 0 {
+            break;
+        }
+        let (lo, hi) = (_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x));
+        let q = out.as_mut_ptr();
+        // SAFETY: `out` is 32 writable units: 8 at `q`, `q + 8`, `q + 16`
+        // and `q + 24`.
+        unsafe {
+            _mm256_storeu_si256(q.cast(), _mm256_cvtepu8_epi32(lo));
+            _mm256_storeu_si256(
+                q.add(8).cast(),
+                _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(lo)),
+            );
+            _mm256_storeu_si256(q.add(16).cast(), _mm256_cvtepu8_epi32(hi));
+            _mm256_storeu_si256(
+                q.add(24).cast(),
+                _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)),
+            );
+        }
+        k += 32;
+    }
+    (i + k, w + k)
+}
+
 /// Eight 32-bit lanes, each a byte and the three after it (lowest first),
 /// decoded as the sequence the byte leads (what a continuation byte or an
 /// ASCII byte's lane holds past its first byte does not matter).
@@ -273,7 +314,7 @@ static TWO: [[u8; 16]; 256] = {
 /// For four 32-bit lanes, indexed by their lengths in UTF-8 less one (two
 /// bits a lane, lane 0 lowest), the byte shuffle that packs their bytes at
 /// the front of a vector.
-static FOUR: [[u8; 16]; 256] = {
+static PACK: [[u8; 16]; 256] = {
     let mut t = [[0x80u8; 16]; 256];
     let mut lens = 0;
     while lens < 256 {
@@ -293,7 +334,7 @@ static FOUR: [[u8; 16]; 256] = {
     t
 };
 
-/// The bytes four lanes take, by the index of [`FOUR`].
+/// The bytes four lanes take, by the index of [`PACK`].
 static FOUR_LEN: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut lens = 0;
@@ -333,9 +374,10 @@ fn unencodable(v: __m256i) -> __m256i {
     _mm256_or_si256(surrogate, large)
 }
 
-/// Eight scalar values (at most U+10FFFF) in 32-bit lanes, each made into
-/// its UTF-8 bytes (the first lowest), stored packed at `q`; returns how
-/// many bytes.
+/// Eight scalar values (at most U+10FFFF; below U+10000 without `FOUR`)
+/// in 32-bit lanes, each made into its UTF-8 bytes (the first lowest),
+/// stored packed at `q`; returns how many bytes. Without `FOUR` the 4-byte
+/// forms are not computed: a third less work for most scripts.
 ///
 /// # Safety
 ///
@@ -343,11 +385,10 @@ fn unencodable(v: __m256i) -> __m256i {
 /// scratch after them, up to 16 bytes after the first four lanes' bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store_utf8_words(q: *mut u8, v: __m256i) -> usize {
+unsafe fn store_utf8_words<const FOUR: bool>(q: *mut u8, v: __m256i) -> usize {
     let mask = |x: __m256i, m: i32| _mm256_and_si256(x, _mm256_set1_epi32(m));
     let more = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7F));
     let three = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7FF));
-    let four = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0xFFFF));
     // 110xxxxx 10yyyyyy.
     let two_bytes = _mm256_or_si256(
         _mm256_or_si256(_mm256_srli_epi32::<6>(v), _mm256_set1_epi32(0x80C0)),
@@ -361,31 +402,32 @@ unsafe fn store_utf8_words(q: *mut u8, v: __m256i) -> usize {
             _mm256_slli_epi32::<16>(mask(v, 0x3F)),
         ),
     );
-    // 11110www 10xxxxxx 10yyyyyy 10zzzzzz.
-    let four_bytes = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_srli_epi32::<18>(v),
-            _mm256_set1_epi32(0x8080_80F0u32 as i32),
-        ),
-        _mm256_or_si256(
-            _mm256_srli_epi32::<4>(mask(v, 0x3_F000)),
-            _mm256_or_si256(
-                _mm256_slli_epi32::<10>(mask(v, 0xFC0)),
-                _mm256_slli_epi32::<24>(mask(v, 0x3F)),
-            ),
-        ),
-    );
-    let words = _mm256_blendv_epi8(
-        _mm256_blendv_epi8(_mm256_blendv_epi8(v, two_bytes, more), three_bytes, three),
-        four_bytes,
-        four,
-    );
+    let mut words = _mm256_blendv_epi8(_mm256_blendv_epi8(v, two_bytes, more), three_bytes, three);
     let bits = |m: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(m)) as usize;
-    let lens = usize::from(SPREAD[bits(more)] + SPREAD[bits(three)] + SPREAD[bits(four)]);
-    let (lo, hi) = (lens & 0xFF, lens >> 8);
-    // SAFETY: each entry of `FOUR` is 16 readable bytes.
+    let mut lens = SPREAD[bits(more)] + SPREAD[bits(three)];
+    if FOUR {
+        let four = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0xFFFF));
+        // 11110www 10xxxxxx 10yyyyyy 10zzzzzz.
+        let four_bytes = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_srli_epi32::<18>(v),
+                _mm256_set1_epi32(0x8080_80F0u32 as i32),
+            ),
+            _mm256_or_si256(
+                _mm256_srli_epi32::<4>(mask(v, 0x3_F000)),
+                _mm256_or_si256(
+                    _mm256_slli_epi32::<10>(mask(v, 0xFC0)),
+                    _mm256_slli_epi32::<24>(mask(v, 0x3F)),
+                ),
+            ),
+        );
+        words = _mm256_blendv_epi8(words, four_bytes, four);
+        lens += SPREAD[bits(four)];
+    }
+    let (lo, hi) = (usize::from(lens & 0xFF), usize::from(lens >> 8));
+    // SAFETY: each entry of `PACK` is 16 readable bytes.
     let shuffles =
-        unsafe { _mm256_loadu2_m128i(FOUR[hi].as_ptr().cast(), FOUR[lo].as_ptr().cast()) };
+        unsafe { _mm256_loadu2_m128i(PACK[hi].as_ptr().cast(), PACK[lo].as_ptr().cast()) };
     let packed = _mm256_shuffle_epi8(words, shuffles);
     let n_lo = usize::from(FOUR_LEN[lo]);
     // SAFETY: the caller gives 32 writable bytes at `q`: 16 at `q` and 16
@@ -405,6 +447,44 @@ fn narrow(a: __m256i, b: __m256i) -> __m256i {
     // The pack works within 128-bit halves: the permutation puts the four
     // groups of four back in order.
     _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
+}
+
+/// Narrows the ASCII units from `src[i..]` into `dst[w..]`, 32 at a time,
+/// while the next 32 are all ASCII and have room; returns the new `i` and
+/// `w`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn ascii_to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize, usize) {
+    let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
+        return (i, w);
+    };
+    let mut k = 0;
+    for (chunk, out) in src.chunks_exact(32).zip(dst.chunks_exact_mut(32)) {
+        let p = chunk.as_ptr();
+        // SAFETY: `chunk` is 32 readable units: 8 at `p`, `p + 8`, `p + 16`
+        // and `p + 24`.
+        let (a, b, c, d) = unsafe {
+            (
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(8).cast()),
+                _mm256_loadu_si256(p.add(16).cast()),
+                _mm256_loadu_si256(p.add(24).cast()),
+            )
+        };
+        let any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+        if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7F)) == 0 {
+            break;
+        }
+        // Both packs work within 128-bit halves: each half ends up with
+        // four units of each vector, and the permutation puts the groups
+        // back in order.
+        let bytes = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+        let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        // SAFETY: `out` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes) };
+        k += 32;
+    }
+    (i + k, w + k)
 }
 
 /// Converts UTF-32 from `src[i..]` into UTF-8 at `dst[w..]`, a step of
@@ -441,6 +521,8 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
             unsafe { _mm_storeu_si128(q.cast(), bytes) };
             i += TO_UTF8_READ;
             w += TO_UTF8_READ;
+            // And so on 32 at a time while the ASCII lasts.
+            (i, w) = ascii_to_utf8(src, dst, i, w);
             continue;
         }
         let bad = _mm256_or_si256(unencodable(a), unencodable(b));
@@ -486,10 +568,16 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
         }
         // SAFETY: `out` is 64 writable bytes; the first eight units take
         // at most 32 of them, so each call has its 32.
-        let n = unsafe { store_utf8_words(q, a) };
-        // SAFETY: as above, `n <= 32`.
-        let m = unsafe { store_utf8_words(q.add(n), b) };
-        w += n + m;
+        let written = unsafe {
+            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) == 1 {
+                let n = store_utf8_words::<false>(q, a);
+                n + store_utf8_words::<false>(q.add(n), b)
+            } else {
+                let n = store_utf8_words::<true>(q, a);
+                n + store_utf8_words::<true>(q.add(n), b)
+            }
+        };
+        w += written;
         i += TO_UTF8_READ;
     }
     (i, w)
