@@ -148,8 +148,8 @@ pub fn utf8_to_utf32(
 /// units, for valid input); without `last`, a sequence the input ends
 /// inside is left unread, to be passed again with what follows; error
 /// offsets count bytes from the start of `input`.
-/// Past `written`, `output` may hold scratch (ASCII is widened in whole
-/// blocks).
+/// Past `written`, `output` may hold scratch (blocks of 16 or 32 units
+/// are stored whole).
 ///
 /// [`utf32_len_from_utf8`]: crate::utf32_len_from_utf8
 ///
@@ -268,7 +268,7 @@ fn ascii_units(src: &[u32], at: usize) -> Option<&[u32; NARROW_BLOCK]> {
 /// as long as `input` always has room for all of it). `read` and error
 /// offsets count units from the start of `input`.
 /// Past `written`, `output` may hold scratch (each character is stored
-/// as 4 bytes where there is room).
+/// as 4 bytes, and vector steps 16 bytes at a time, where there is room).
 ///
 /// ```
 /// use utf8guard::{utf32_to_utf8_into, Policy, Status};

@@ -1,23 +1,26 @@
 //! AVX2 steps for UTF-32: well-formed UTF-8 into UTF-32, and UTF-32 into
-//! UTF-8. Each is a `#[target_feature]` function meant to be inlined into a
-//! loop compiled for AVX2 as a whole ([`crate::utf32`]): called through a
-//! function boundary per block, the vectors cost more than they saved.
+//! UTF-8. Each is a `#[target_feature]` function inlined into a loop that
+//! is compiled for AVX2 as a whole ([`crate::utf32`]): a call across the
+//! target features for each block would cost what the vectors save.
 //!
 //! Out of UTF-8, a step takes 16 bytes, checked well formed by a kernel and
 //! starting between two characters: every byte lane computes the code point
 //! of the sequence it would start, and only the lanes that hold a lead are
-//! kept (a permutation of 32-bit lanes looked up by eight lanes' bits) and
-//! stored. A sequence that starts in a step's last bytes ends in the next
-//! step, where its continuation bytes start nothing; so a step never waits
-//! for the one before it. Steps with a 4-byte lead take a 32-bit path; the
-//! others compute in 16-bit lanes, half the work.
+//! kept and stored. A sequence that starts in a step's last bytes ends in
+//! the next step, where its continuation bytes start nothing; so a step
+//! never waits for the one before it. Steps without a 4-byte lead compute
+//! 16-bit code units and keep them with a byte shuffle per eight lanes,
+//! then widen them; steps with one gather each byte and the three after it
+//! into a 32-bit lane and keep those lanes with a `vpermd`. ASCII is
+//! widened as it is, 32 bytes at a time while it lasts.
 //!
 //! Into UTF-8, a step takes 16 units. Any surrogate or value above U+10FFFF
 //! stops the loop before the step, so that the exact scalar loop reports
-//! or replaces it. ASCII is packed; units all below U+0800 are narrowed to
-//! 16-bit lanes of one or two bytes; the others become 32-bit lanes of one
-//! to four bytes, packed by a byte shuffle per four lanes looked up by
-//! their lengths.
+//! or replaces it. ASCII is packed (32 units at a time while it lasts);
+//! units all below U+0800 are narrowed to 16-bit lanes of one or two
+//! bytes; the others become 32-bit lanes of one to four bytes (the 4-byte
+//! forms computed only where a unit needs one), packed by a byte shuffle
+//! per four lanes looked up by their lengths.
 
 use core::arch::x86_64::*;
 
