@@ -76,7 +76,11 @@ pub(crate) fn convert<C: Convert>(
                     e.valid_up_to()
                 }
             };
-            window = if error.is_none() && valid == part.len() {
+            // A window cut inside a character by its end is valid too:
+            // reset at each such cut (most windows of non-ASCII text), the
+            // windows stayed short and each one's tail went to the
+            // character loop.
+            window = if error.is_none() {
                 (window * 2).min(WINDOW_MAX)
             } else {
                 WINDOW_MIN
