@@ -11,7 +11,9 @@
 //! never waits for the one before it. Steps without a 4-byte lead compute
 //! 16-bit code units and keep them with a byte shuffle per eight lanes,
 //! then widen them; steps with one gather each byte and the three after it
-//! into a 32-bit lane and keep those lanes with a `vpermd`. ASCII is
+//! into a 32-bit lane and keep those lanes with a `vpermd`, both halves'
+//! into one vector where they hold at most eight characters (text of
+//! 4-byte forms), so that only that vector is decoded. ASCII is
 //! widened as it is, 32 bytes at a time while it lasts.
 //!
 //! Into UTF-8, a step takes 16 units. Any surrogate or value above U+10FFFF
@@ -93,6 +95,28 @@ fn keep(v: __m256i, bits: u32) -> __m256i {
     let nibbles = _mm256_set1_epi32(KEEP[bits as usize & 0xFF] as i32);
     let index = _mm256_srlv_epi32(nibbles, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
     _mm256_permutevar8x32_epi32(v, index)
+}
+
+/// The lanes of `lo` marked in `low` and of `hi` marked in `high` (eight
+/// bits each; `n_low` the first's count, at most eight in all), in order,
+/// at the front of one vector.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn keep_both(lo: __m256i, hi: __m256i, low: u32, high: u32, n_low: usize) -> __m256i {
+    let kept_low = keep(lo, low);
+    // `high`'s indexes moved up `n_low` lanes (those past the eighth are
+    // dropped: there are none when the two counts add up to at most 8).
+    let nibbles = (u64::from(KEEP[high as usize & 0xFF]) << (4 * n_low)) as u32;
+    let index = _mm256_srlv_epi32(
+        _mm256_set1_epi32(nibbles as i32),
+        _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28),
+    );
+    let kept_high = _mm256_permutevar8x32_epi32(hi, index);
+    let from_high = _mm256_cmpgt_epi32(
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        _mm256_set1_epi32(n_low as i32 - 1),
+    );
+    _mm256_blendv_epi8(kept_low, kept_high, from_high)
 }
 
 /// Stores `lo` and `hi`, 16 code points in 32-bit lanes, the lanes marked
@@ -238,7 +262,20 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
                     9, 10, 11, 12, 10, 11, 12, 13, 11, 12, 13, 14, 12, 13, 14, 15,
                 ),
             );
-            store_kept(out, decode_words(lo), decode_words(hi), starts)
+            let (low, high) = (starts & 0xFF, starts >> 8);
+            let n_low = usize::from(COUNT[low as usize]);
+            let n = n_low + usize::from(COUNT[high as usize]);
+            if n <= 8 {
+                // Few characters (emoji take 4 bytes each): the kept lanes
+                // of both halves fit in one vector, and only it is decoded,
+                // half the work.
+                let merged = keep_both(lo, hi, low, high, n_low);
+                // SAFETY: `out` is 16 writable units, 8 at its start.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), decode_words(merged)) };
+                n
+            } else {
+                store_kept(out, decode_words(lo), decode_words(hi), starts)
+            }
         };
         w += written;
         i += 16;
