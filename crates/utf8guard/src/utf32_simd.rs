@@ -523,6 +523,28 @@ unsafe fn store_utf8_words<const FOUR: bool>(q: *mut u8, v: __m256i) -> usize {
     n_lo + usize::from(FOUR_LEN[hi])
 }
 
+/// Eight units from U+0800 to U+FFFF in 32-bit lanes, made into their
+/// 3-byte forms and packed: the 12 bytes of each four units at the front
+/// of its 128-bit half.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn three_byte_forms(v: __m256i) -> __m256i {
+    let mask = |x: __m256i, m: i32| _mm256_and_si256(x, _mm256_set1_epi32(m));
+    // 1110xxxx 10yyyyyy 10zzzzzz.
+    let words = _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi32::<12>(v), _mm256_set1_epi32(0x80_80E0)),
+        _mm256_or_si256(
+            _mm256_slli_epi32::<2>(mask(v, 0xFC0)),
+            _mm256_slli_epi32::<16>(mask(v, 0x3F)),
+        ),
+    );
+    let pack = _mm256_setr_epi8(
+        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, //
+        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+    );
+    _mm256_shuffle_epi8(words, pack)
+}
+
 /// 16 units in two vectors of 32-bit lanes, all below U+10000, narrowed
 /// to 16-bit lanes, in order.
 #[target_feature(enable = "avx2")]
@@ -650,10 +672,32 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
             i += TO_UTF8_READ;
             continue;
         }
+        let bmp = _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) == 1;
+        // Units below U+0800, in either vector.
+        let short = _mm256_or_si256(
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x800), a),
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x800), b),
+        );
+        if bmp && _mm256_testz_si256(short, short) == 1 {
+            // All 3 bytes long (CJK text): the bytes of each four units
+            // are packed by one fixed shuffle, at fixed places.
+            let (x, y) = (three_byte_forms(a), three_byte_forms(b));
+            // SAFETY: `out` is 64 writable bytes: 16 at `q`, `q + 12`,
+            // `q + 24` and `q + 36`.
+            unsafe {
+                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(x));
+                _mm_storeu_si128(q.add(12).cast(), _mm256_extracti128_si256::<1>(x));
+                _mm_storeu_si128(q.add(24).cast(), _mm256_castsi256_si128(y));
+                _mm_storeu_si128(q.add(36).cast(), _mm256_extracti128_si256::<1>(y));
+            }
+            w += 3 * TO_UTF8_READ;
+            i += TO_UTF8_READ;
+            continue;
+        }
         // SAFETY: `out` is 64 writable bytes; the first eight units take
         // at most 32 of them, so each call has its 32.
         let written = unsafe {
-            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) == 1 {
+            if bmp {
                 let n = store_utf8_words::<false>(q, a);
                 n + store_utf8_words::<false>(q.add(n), b)
             } else {
