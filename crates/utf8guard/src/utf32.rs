@@ -509,8 +509,10 @@ mod tests {
         for text in [
             "abcdefghijklmnopqrstuvwxyz0123456789",
             "\u{E9}\u{5B57}\u{1F600}a b\u{E9}\u{E9}\u{5B57}\u{1F600}\u{1F600}xyz\u{5B57}\u{5B57}",
+            "\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}",
+            "\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}",
         ] {
-            for end in [16, 18, 19, 20, 33, text.len()] {
+            for end in [16, 18, 19, 20, 33, 48, text.len()] {
                 let Some(input) = text.as_bytes().get(..end) else {
                     continue;
                 };
