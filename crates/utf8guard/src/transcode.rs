@@ -53,6 +53,8 @@ mod corrected_simd;
 mod fast;
 mod pairs_simd;
 mod utf16_simd;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use utf16_simd::x86::store_below_0800;
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -373,28 +373,6 @@ pub(crate) const TO_UTF8_READ: usize = 16;
 /// bytes at a time, the last at most 48 bytes on).
 pub(crate) const TO_UTF8_ROOM: usize = 64;
 
-/// For eight 16-bit lanes holding one byte (bit `k`: lane `k`; the others
-/// hold two), the byte shuffle that packs the lanes' bytes, in order, at the
-/// front of a vector.
-static TWO: [[u8; 16]; 256] = {
-    let mut t = [[0x80u8; 16]; 256];
-    let mut ones = 0;
-    while ones < 256 {
-        let (mut lane, mut to) = (0, 0);
-        while lane < 8 {
-            t[ones][to] = 2 * lane as u8;
-            to += 1;
-            if ones >> lane & 1 == 0 {
-                t[ones][to] = 2 * lane as u8 + 1;
-                to += 1;
-            }
-            lane += 1;
-        }
-        ones += 1;
-    }
-    t
-};
-
 /// For four 32-bit lanes, indexed by their lengths in UTF-8 less one (two
 /// bits a lane, lane 0 lowest), the byte shuffle that packs their bytes at
 /// the front of a vector.
@@ -636,39 +614,9 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
             break;
         }
         if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) == 1 {
-            // All below U+0800: one or two bytes in each 16-bit lane.
-            let v = narrow(a, b);
-            let ascii = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x80), v);
-            let two = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_srli_epi16::<6>(v),
-                    _mm256_set1_epi16(0x80C0u16 as i16),
-                ),
-                _mm256_slli_epi16::<8>(_mm256_and_si256(v, _mm256_set1_epi16(0x3F))),
-            );
-            let lanes = _mm256_blendv_epi8(two, v, ascii);
-            // A bit a lane.
-            let ones = _mm_movemask_epi8(_mm_packs_epi16(
-                _mm256_castsi256_si128(ascii),
-                _mm256_extracti128_si256::<1>(ascii),
-            )) as u32;
-            let (low, high) = (ones & 0xFF, ones >> 8);
-            // SAFETY: each entry of `TWO` is 16 readable bytes.
-            let shuffles = unsafe {
-                _mm256_loadu2_m128i(
-                    TWO[high as usize].as_ptr().cast(),
-                    TWO[low as usize].as_ptr().cast(),
-                )
-            };
-            let packed = _mm256_shuffle_epi8(lanes, shuffles);
-            let n_low = 16 - usize::from(COUNT[low as usize]);
-            // SAFETY: `out` is 64 writable bytes: 16 at `q`, and 16 at
-            // `q + n_low` (`n_low <= 16`).
-            unsafe {
-                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(packed));
-                _mm_storeu_si128(q.add(n_low).cast(), _mm256_extracti128_si256::<1>(packed));
-            }
-            w += n_low + 16 - usize::from(COUNT[high as usize]);
+            // All below U+0800: the UTF-16 step's one or two bytes a lane.
+            // SAFETY: `out` is 64 writable bytes, more than 32.
+            w += unsafe { crate::transcode::store_below_0800(narrow(a, b), q) };
             i += TO_UTF8_READ;
             continue;
         }

@@ -86,7 +86,7 @@ fn len_bound(units: &[u16]) -> usize {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(super) mod x86 {
     use super::super::bmp_simd::COUNT;
     use super::{ROOM, STEP};
     use core::arch::x86_64::*;
@@ -112,6 +112,50 @@ mod x86 {
         }
         t
     };
+
+    /// Stores the 16 code units of `v`, all below U+0800, at `q` as UTF-8,
+    /// one or two bytes each, in order; returns how many bytes (16 to 32).
+    /// UTF-32 into UTF-8 narrows its units to these lanes and takes it too.
+    ///
+    /// # Safety
+    ///
+    /// `q` must be writable for 32 bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) unsafe fn store_below_0800(v: __m256i, q: *mut u8) -> usize {
+        // One or two bytes in each 16-bit lane.
+        let ascii = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x80), v);
+        let two = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_srli_epi16::<6>(v),
+                _mm256_set1_epi16(0x80C0u16 as i16),
+            ),
+            _mm256_slli_epi16::<8>(_mm256_and_si256(v, _mm256_set1_epi16(0x3F))),
+        );
+        let lanes = _mm256_blendv_epi8(two, v, ascii);
+        // A bit a lane.
+        let ones = _mm_movemask_epi8(_mm_packs_epi16(
+            _mm256_castsi256_si128(ascii),
+            _mm256_extracti128_si256::<1>(ascii),
+        )) as u32;
+        let (low, high) = (ones & 0xFF, ones >> 8);
+        // SAFETY: each entry of `TWO` is 16 readable bytes.
+        let shuffles = unsafe {
+            _mm256_loadu2_m128i(
+                TWO[high as usize].as_ptr().cast(),
+                TWO[low as usize].as_ptr().cast(),
+            )
+        };
+        let packed = _mm256_shuffle_epi8(lanes, shuffles);
+        let n_low = 16 - usize::from(COUNT[low as usize]);
+        // SAFETY: 16 bytes at `q`, and 16 at `q + n_low` (`n_low <= 16`):
+        // within the 32 the caller promises.
+        unsafe {
+            _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(packed));
+            _mm_storeu_si128(q.add(n_low).cast(), _mm256_extracti128_si256::<1>(packed));
+        }
+        n_low + 16 - usize::from(COUNT[high as usize])
+    }
 
     /// For four 32-bit lanes, indexed by which hold more than one byte
     /// (bits 0-3) and which hold three (bits 4-7), the byte shuffle that
@@ -239,38 +283,8 @@ mod x86 {
             }
             let high5 = _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16));
             if _mm256_testz_si256(high5, high5) == 1 {
-                // All below U+0800: one or two bytes in each 16-bit lane.
-                let ascii = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x80), v);
-                let two = _mm256_or_si256(
-                    _mm256_or_si256(
-                        _mm256_srli_epi16::<6>(v),
-                        _mm256_set1_epi16(0x80C0u16 as i16),
-                    ),
-                    _mm256_slli_epi16::<8>(_mm256_and_si256(v, _mm256_set1_epi16(0x3F))),
-                );
-                let lanes = _mm256_blendv_epi8(two, v, ascii);
-                // A bit a lane.
-                let ones = _mm_movemask_epi8(_mm_packs_epi16(
-                    _mm256_castsi256_si128(ascii),
-                    _mm256_extracti128_si256::<1>(ascii),
-                )) as u32;
-                let (low, high) = (ones & 0xFF, ones >> 8);
-                // SAFETY: each entry of `TWO` is 16 readable bytes.
-                let shuffles = unsafe {
-                    _mm256_loadu2_m128i(
-                        TWO[high as usize].as_ptr().cast(),
-                        TWO[low as usize].as_ptr().cast(),
-                    )
-                };
-                let packed = _mm256_shuffle_epi8(lanes, shuffles);
-                let n_low = 16 - usize::from(COUNT[low as usize]);
-                // SAFETY: `out` is 64 writable bytes: 16 at `q`, and 16 at
-                // `q + n_low` (`n_low <= 16`).
-                unsafe {
-                    _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(packed));
-                    _mm_storeu_si128(q.add(n_low).cast(), _mm256_extracti128_si256::<1>(packed));
-                }
-                w += n_low + 16 - usize::from(COUNT[high as usize]);
+                // SAFETY: `out` is 64 writable bytes, more than 32.
+                w += unsafe { store_below_0800(v, q) };
                 i += STEP;
                 continue;
             }
