@@ -143,9 +143,27 @@ unsafe fn expand(src: __m128i, source: *const u8, role: *const u8, shape: &Shape
         let v = _mm_shuffle_epi8(src, source);
         let by_role =
             |table: &[u8; 16]| _mm_shuffle_epi8(_mm_loadu_si128(table.as_ptr().cast()), role);
+        if shape.hex {
+            // `\xNN`: the constant bytes, and one lookup of the digits, each
+            // lane's nibble picked by its role (no bits of the byte itself).
+            let high_digit = by_role(&shape.high_digit);
+            let low_digit = by_role(&shape.low_digit);
+            let nibble = _mm_or_si128(
+                _mm_and_si128(_mm_srli_epi16::<4>(v), high_digit),
+                _mm_and_si128(v, low_digit),
+            );
+            let digits = _mm_shuffle_epi8(
+                _mm_loadu_si128(HEX_DIGITS.as_ptr().cast()),
+                _mm_and_si128(nibble, _mm_set1_epi8(0x0F)),
+            );
+            return _mm_or_si128(
+                _mm_or_si128(_mm_and_si128(v, by_role(&KEEP)), by_role(&shape.fixed)),
+                _mm_and_si128(digits, _mm_or_si128(high_digit, low_digit)),
+            );
+        }
         let top = _mm_and_si128(_mm_srli_epi16::<6>(v), _mm_set1_epi8(0x03));
         let low = _mm_and_si128(v, _mm_set1_epi8(0x3F));
-        let mut out = _mm_or_si128(
+        _mm_or_si128(
             _mm_or_si128(
                 _mm_and_si128(v, by_role(&KEEP)),
                 _mm_and_si128(top, by_role(&shape.top)),
@@ -154,26 +172,7 @@ unsafe fn expand(src: __m128i, source: *const u8, role: *const u8, shape: &Shape
                 _mm_and_si128(low, by_role(&shape.low)),
                 by_role(&shape.fixed),
             ),
-        );
-        if shape.hex {
-            let digits = _mm_loadu_si128(HEX_DIGITS.as_ptr().cast());
-            let high_nibble = _mm_and_si128(_mm_srli_epi16::<4>(v), _mm_set1_epi8(0x0F));
-            let low_nibble = _mm_and_si128(v, _mm_set1_epi8(0x0F));
-            out = _mm_or_si128(
-                out,
-                _mm_or_si128(
-                    _mm_and_si128(
-                        _mm_shuffle_epi8(digits, high_nibble),
-                        by_role(&shape.high_digit),
-                    ),
-                    _mm_and_si128(
-                        _mm_shuffle_epi8(digits, low_nibble),
-                        by_role(&shape.low_digit),
-                    ),
-                ),
-            );
-        }
-        out
+        )
     }
 }
 
