@@ -49,6 +49,10 @@ use crate::error::ErrorKind;
 use crate::kernel;
 
 mod bmp_simd;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use bmp_simd::x86::{bmp_units, KEEP as KEEP16};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use bmp_simd::COUNT;
 mod corrected_simd;
 mod fast;
 mod pairs_simd;

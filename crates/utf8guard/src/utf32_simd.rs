@@ -26,17 +26,7 @@
 
 use core::arch::x86_64::*;
 
-/// How many bits each byte has set (`popcnt` is not part of the AVX2
-/// target feature).
-static COUNT: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut bits = 0;
-    while bits < 256 {
-        t[bits] = (bits as u8).count_ones() as u8;
-        bits += 1;
-    }
-    t
-};
+use crate::transcode::{bmp_units, COUNT, KEEP16};
 
 /// For each set of eight 32-bit lanes to keep (bit `k`: lane `k`), the
 /// indexes of the kept lanes, in order, a nibble each (lowest first):
@@ -51,26 +41,6 @@ static KEEP: [u32; 256] = {
         while lane < 8 {
             if bits >> lane & 1 == 1 {
                 t[bits] |= (lane as u32) << (4 * to);
-                to += 1;
-            }
-            lane += 1;
-        }
-        bits += 1;
-    }
-    t
-};
-
-/// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
-/// byte shuffle that moves them, in order, to the front of a vector.
-static KEEP16: [[u8; 16]; 256] = {
-    let mut t = [[0x80u8; 16]; 256];
-    let mut bits = 0;
-    while bits < 256 {
-        let (mut lane, mut to) = (0, 0);
-        while lane < 8 {
-            if bits >> lane & 1 == 1 {
-                t[bits][2 * to] = 2 * lane as u8;
-                t[bits][2 * to + 1] = 2 * lane as u8 + 1;
                 to += 1;
             }
             lane += 1;
@@ -192,24 +162,7 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
                     _mm_loadu_si128(p.add(2).cast()),
                 )
             };
-            let b0 = _mm256_cvtepu8_epi16(x);
-            let low6 = _mm256_set1_epi16(0x3F);
-            let t1 = _mm256_and_si256(_mm256_cvtepu8_epi16(x1), low6);
-            let t2 = _mm256_and_si256(_mm256_cvtepu8_epi16(x2), low6);
-            // 110xxxxx 10yyyyyy: xxxxxyyyyyy.
-            let two = _mm256_or_si256(
-                _mm256_slli_epi16::<6>(_mm256_and_si256(b0, _mm256_set1_epi16(0x1F))),
-                t1,
-            );
-            // 1110xxxx 10yyyyyy 10zzzzzz: xxxxyyyyyyzzzzzz (the shift by
-            // 12 drops the lead's high bits).
-            let three = _mm256_or_si256(
-                _mm256_or_si256(_mm256_slli_epi16::<12>(b0), _mm256_slli_epi16::<6>(t1)),
-                t2,
-            );
-            let is_two = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xBF));
-            let is_three = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xDF));
-            let units = _mm256_blendv_epi8(_mm256_blendv_epi8(b0, two, is_two), three, is_three);
+            let units = bmp_units(x, x1, x2);
             // Kept in 16-bit lanes, a byte shuffle per eight (one
             // instruction, where keeping 32-bit lanes takes three), then
             // widened.

@@ -79,7 +79,7 @@ pub(super) fn ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// How many bits each byte has set (a lookup: `popcnt` is not part of the
 /// AVX2 target feature).
 #[cfg(target_arch = "x86_64")]
-pub(super) static COUNT: [u8; 256] = {
+pub(crate) static COUNT: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut bits = 0;
     while bits < 256 {
@@ -90,13 +90,13 @@ pub(super) static COUNT: [u8; 256] = {
 };
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(super) mod x86 {
     use super::COUNT;
     use core::arch::x86_64::*;
 
     /// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
     /// byte shuffle that moves them, in order, to the front of a vector.
-    static KEEP: [[u8; 16]; 256] = {
+    pub(crate) static KEEP: [[u8; 16]; 256] = {
         let mut t = [[0x80u8; 16]; 256];
         let mut bits = 0;
         while bits < 256 {
@@ -113,6 +113,33 @@ mod x86 {
         }
         t
     };
+
+    /// The code unit of the sequence of 1 to 3 bytes each of the 16 byte
+    /// lanes of `x` would start, from the lane's byte and the two after it
+    /// (`x1`, `x2`: `x`'s bytes one and two further on), in 16-bit lanes.
+    /// Only the lanes that start a sequence mean anything. UTF-32 out of
+    /// UTF-8 widens the same units.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn bmp_units(x: __m128i, x1: __m128i, x2: __m128i) -> __m256i {
+        let b0 = _mm256_cvtepu8_epi16(x);
+        let t1 = _mm256_and_si256(_mm256_cvtepu8_epi16(x1), _mm256_set1_epi16(0x3F));
+        let t2 = _mm256_and_si256(_mm256_cvtepu8_epi16(x2), _mm256_set1_epi16(0x3F));
+        // 110xxxxx 10yyyyyy: xxxxxyyyyyy.
+        let two = _mm256_or_si256(
+            _mm256_slli_epi16::<6>(_mm256_and_si256(b0, _mm256_set1_epi16(0x1F))),
+            t1,
+        );
+        // 1110xxxx 10yyyyyy 10zzzzzz: xxxxyyyyyyzzzzzz (the shift by 12
+        // drops the lead's high bits).
+        let three = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi16::<12>(b0), _mm256_slli_epi16::<6>(t1)),
+            t2,
+        );
+        let is_two = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xBF));
+        let is_three = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xDF));
+        _mm256_blendv_epi8(_mm256_blendv_epi8(b0, two, is_two), three, is_three)
+    }
 
     /// Widens the ASCII bytes from `src[i..]` into `dst[w..]`, 32 at a
     /// time, while the next 32 are all ASCII and have room; returns the new
@@ -196,23 +223,7 @@ mod x86 {
             let is_cont = _mm_cmpeq_epi8(_mm_and_si128(x, cont_bits), cont);
             let starts = !_mm_movemask_epi8(is_cont) as u32 & 0xFFFF;
 
-            let b0 = _mm256_cvtepu8_epi16(x);
-            let t1 = _mm256_and_si256(_mm256_cvtepu8_epi16(x1), _mm256_set1_epi16(0x3F));
-            let t2 = _mm256_and_si256(_mm256_cvtepu8_epi16(x2), _mm256_set1_epi16(0x3F));
-            // 110xxxxx 10yyyyyy: xxxxxyyyyyy.
-            let two = _mm256_or_si256(
-                _mm256_slli_epi16::<6>(_mm256_and_si256(b0, _mm256_set1_epi16(0x1F))),
-                t1,
-            );
-            // 1110xxxx 10yyyyyy 10zzzzzz: xxxxyyyyyyzzzzzz (the shift by 12
-            // drops the lead's high bits).
-            let three = _mm256_or_si256(
-                _mm256_or_si256(_mm256_slli_epi16::<12>(b0), _mm256_slli_epi16::<6>(t1)),
-                t2,
-            );
-            let is_two = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xBF));
-            let is_three = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xDF));
-            let units = _mm256_blendv_epi8(_mm256_blendv_epi8(b0, two, is_two), three, is_three);
+            let units = bmp_units(x, x1, x2);
 
             let (low, high) = (starts & 0xFF, starts >> 8);
             let kept_low = _mm_shuffle_epi8(
