@@ -434,6 +434,19 @@ fn chunk_reference(input: &[u8], policy: Replacement) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The surrogate escape from std's chunks: each bad byte `c` as U+DC00+`c`
+/// in WTF-8.
+fn escape_reference(input: &[u8]) -> Vec<u8> {
+    let mut want = Vec::new();
+    for chunk in input.utf8_chunks() {
+        want.extend_from_slice(chunk.valid().as_bytes());
+        for &c in chunk.invalid() {
+            want.extend_from_slice(&[0xED, 0xB0 | (c >> 6), 0x80 | (c & 0x3F)]);
+        }
+    }
+    want
+}
+
 /// ASCII with one to three bytes above 7F placed at every position of the
 /// first 40 (the decoding loop's blocks are 16 bytes and look 16 ahead):
 /// lone bytes, and pairs that start characters, well formed or not, next
@@ -465,13 +478,7 @@ fn high_bytes_at_every_position_of_a_block() {
                             "{policy} on {input:02X?}"
                         );
                     }
-                    let mut want = Vec::new();
-                    for chunk in input.utf8_chunks() {
-                        want.extend_from_slice(chunk.valid().as_bytes());
-                        for &c in chunk.invalid() {
-                            want.extend_from_slice(&[0xED, 0xB0 | (c >> 6), 0x80 | (c & 0x3F)]);
-                        }
-                    }
+                    let want = escape_reference(&input);
                     assert_eq!(escape(&input)[..], want[..], "escape on {input:02X?}");
                 }
             }
@@ -534,13 +541,7 @@ fn blocks_dense_with_high_bytes() {
                     "{policy} on {input:02X?}"
                 );
             }
-            let mut want = Vec::new();
-            for chunk in input.utf8_chunks() {
-                want.extend_from_slice(chunk.valid().as_bytes());
-                for &c in chunk.invalid() {
-                    want.extend_from_slice(&[0xED, 0xB0 | (c >> 6), 0x80 | (c & 0x3F)]);
-                }
-            }
+            let want = escape_reference(&input);
             assert_eq!(escape(&input)[..], want[..], "escape on {input:02X?}");
         }
     }
