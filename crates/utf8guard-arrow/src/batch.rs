@@ -60,8 +60,18 @@ impl From<ColumnError> for ArrowError {
     }
 }
 
-/// The types whose values are bytes that should be text, or are.
-fn holds_text(data_type: &DataType) -> bool {
+/// Whether `data_type` is one whose values are bytes that should be text,
+/// or are: the binary and string types, the columns [`validate_batch`] and
+/// [`repair_batch`] read.
+///
+/// ```
+/// use arrow_schema::DataType;
+/// use utf8guard_arrow::holds_text;
+///
+/// assert!(holds_text(&DataType::BinaryView));
+/// assert!(!holds_text(&DataType::Int32));
+/// ```
+pub fn holds_text(data_type: &DataType) -> bool {
     matches!(
         data_type,
         DataType::Binary

@@ -73,7 +73,7 @@ use arrow_array::Array;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::DataType;
 
-pub use batch::{repair_batch, validate_batch, ColumnError};
+pub use batch::{holds_text, repair_batch, validate_batch, ColumnError};
 pub use error::Error;
 pub use offsets::{
     binary_to_string, binary_to_string_lossy, binary_to_string_or_null, binary_to_string_repaired,

@@ -155,19 +155,6 @@ fn describe(schema: &Schema) -> String {
     format!("[{}]", fields.join(", "))
 }
 
-/// The binary and string types: the columns the functions read.
-fn holds_text(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView
-            | DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-    )
-}
-
 /// The record batches of `obj`, with their schema, and whether `obj` was
 /// one batch (`__arrow_c_array__`) rather than a stream.
 fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>, bool)> {
@@ -227,7 +214,7 @@ fn batch(schema: &SchemaRef, data: ArrayData) -> PyResult<RecordBatch> {
             .validate()
             .map_err(|e| PyValueError::new_err(format!("column {:?}: {e}", field.name())))?;
         let child = child.slice(offset, len);
-        if holds_text(child.data_type()) {
+        if utf8guard_arrow::holds_text(child.data_type()) {
             arrow::as_binary(child.clone())
                 .map_err(|e| PyValueError::new_err(format!("column {:?}: {e}", field.name())))?;
         }
