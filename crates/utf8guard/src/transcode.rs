@@ -58,7 +58,7 @@ mod fast;
 mod pairs_simd;
 mod utf16_simd;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use utf16_simd::x86::store_below_0800;
+pub(crate) use utf16_simd::x86::{store_below_0800, store_bmp};
 
 /// What a transcoder does with input it cannot convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -389,10 +389,10 @@ fn unencodable(v: __m256i) -> __m256i {
     _mm256_or_si256(surrogate, large)
 }
 
-/// Eight scalar values (at most U+10FFFF; below U+10000 without `FOUR`)
-/// in 32-bit lanes, each made into its UTF-8 bytes (the first lowest),
-/// stored packed at `q`; returns how many bytes. Without `FOUR` the 4-byte
-/// forms are not computed: a third less work for most scripts.
+/// Eight scalar values (at most U+10FFFF) in 32-bit lanes, each made into
+/// its UTF-8 bytes (the first lowest), stored packed at `q`; returns how
+/// many bytes. Steps of the Basic Multilingual Plane take the UTF-16
+/// step, in 16-bit lanes, instead.
 ///
 /// # Safety
 ///
@@ -400,7 +400,7 @@ fn unencodable(v: __m256i) -> __m256i {
 /// scratch after them, up to 16 bytes after the first four lanes' bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store_utf8_words<const FOUR: bool>(q: *mut u8, v: __m256i) -> usize {
+unsafe fn store_utf8_words(q: *mut u8, v: __m256i) -> usize {
     let mask = |x: __m256i, m: i32| _mm256_and_si256(x, _mm256_set1_epi32(m));
     let more = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7F));
     let three = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7FF));
@@ -417,28 +417,26 @@ unsafe fn store_utf8_words<const FOUR: bool>(q: *mut u8, v: __m256i) -> usize {
             _mm256_slli_epi32::<16>(mask(v, 0x3F)),
         ),
     );
-    let mut words = _mm256_blendv_epi8(_mm256_blendv_epi8(v, two_bytes, more), three_bytes, three);
+    let four = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0xFFFF));
+    // 11110www 10xxxxxx 10yyyyyy 10zzzzzz.
+    let four_bytes = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_srli_epi32::<18>(v),
+            _mm256_set1_epi32(0x8080_80F0u32 as i32),
+        ),
+        _mm256_or_si256(
+            _mm256_srli_epi32::<4>(mask(v, 0x3_F000)),
+            _mm256_or_si256(
+                _mm256_slli_epi32::<10>(mask(v, 0xFC0)),
+                _mm256_slli_epi32::<24>(mask(v, 0x3F)),
+            ),
+        ),
+    );
+    let words = _mm256_blendv_epi8(v, two_bytes, more);
+    let words = _mm256_blendv_epi8(words, three_bytes, three);
+    let words = _mm256_blendv_epi8(words, four_bytes, four);
     let bits = |m: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(m)) as usize;
-    let mut lens = SPREAD[bits(more)] + SPREAD[bits(three)];
-    if FOUR {
-        let four = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0xFFFF));
-        // 11110www 10xxxxxx 10yyyyyy 10zzzzzz.
-        let four_bytes = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_srli_epi32::<18>(v),
-                _mm256_set1_epi32(0x8080_80F0u32 as i32),
-            ),
-            _mm256_or_si256(
-                _mm256_srli_epi32::<4>(mask(v, 0x3_F000)),
-                _mm256_or_si256(
-                    _mm256_slli_epi32::<10>(mask(v, 0xFC0)),
-                    _mm256_slli_epi32::<24>(mask(v, 0x3F)),
-                ),
-            ),
-        );
-        words = _mm256_blendv_epi8(words, four_bytes, four);
-        lens += SPREAD[bits(four)];
-    }
+    let lens = SPREAD[bits(more)] + SPREAD[bits(three)] + SPREAD[bits(four)];
     let (lo, hi) = (usize::from(lens & 0xFF), usize::from(lens >> 8));
     // SAFETY: each entry of `PACK` is 16 readable bytes.
     let shuffles =
@@ -562,24 +560,35 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
             (i, w) = ascii_to_utf8(src, dst, i, w);
             continue;
         }
-        let bad = _mm256_or_si256(unencodable(a), unencodable(b));
-        if _mm256_testz_si256(bad, bad) == 0 {
-            break;
-        }
-        if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) == 1 {
-            // All below U+0800: the UTF-16 step's one or two bytes a lane.
-            // SAFETY: `out` is 64 writable bytes, more than 32.
-            w += unsafe { crate::transcode::store_below_0800(narrow(a, b), q) };
+        if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) == 0 {
+            // Beyond the Basic Multilingual Plane, in 32-bit lanes.
+            let bad = _mm256_or_si256(unencodable(a), unencodable(b));
+            if _mm256_testz_si256(bad, bad) == 0 {
+                break;
+            }
+            // SAFETY: `out` is 64 writable bytes; the first eight units
+            // take at most 32 of them, so each call has its 32.
+            w += unsafe {
+                let n = store_utf8_words(q, a);
+                n + store_utf8_words(q.add(n), b)
+            };
             i += TO_UTF8_READ;
             continue;
         }
-        let bmp = _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) == 1;
-        // Units below U+0800, in either vector.
-        let short = _mm256_or_si256(
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x800), a),
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x800), b),
-        );
-        if bmp && _mm256_testz_si256(short, short) == 1 {
+        // The Basic Multilingual Plane: the UTF-16 steps, once the units
+        // are narrowed to 16-bit lanes and found to hold no surrogate.
+        let units = narrow(a, b);
+        let high5 = _mm256_and_si256(units, _mm256_set1_epi16(0xF800u16 as i16));
+        let surrogates = _mm256_cmpeq_epi16(high5, _mm256_set1_epi16(0xD800u16 as i16));
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            break;
+        }
+        let short = _mm256_cmpeq_epi16(high5, _mm256_setzero_si256());
+        if _mm256_testc_si256(short, _mm256_set1_epi8(-1)) == 1 {
+            // All below U+0800: one or two bytes a lane.
+            // SAFETY: `out` is 64 writable bytes, more than 32.
+            w += unsafe { crate::transcode::store_below_0800(units, q) };
+        } else if _mm256_testz_si256(short, short) == 1 {
             // All 3 bytes long (CJK text): the bytes of each four units
             // are packed by one fixed shuffle, at fixed places.
             let (x, y) = (three_byte_forms(a), three_byte_forms(b));
@@ -592,21 +601,10 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
                 _mm_storeu_si128(q.add(36).cast(), _mm256_extracti128_si256::<1>(y));
             }
             w += 3 * TO_UTF8_READ;
-            i += TO_UTF8_READ;
-            continue;
+        } else {
+            // SAFETY: `out` is 64 writable bytes.
+            w += unsafe { crate::transcode::store_bmp(units, q) };
         }
-        // SAFETY: `out` is 64 writable bytes; the first eight units take
-        // at most 32 of them, so each call has its 32.
-        let written = unsafe {
-            if bmp {
-                let n = store_utf8_words::<false>(q, a);
-                n + store_utf8_words::<false>(q.add(n), b)
-            } else {
-                let n = store_utf8_words::<true>(q, a);
-                n + store_utf8_words::<true>(q.add(n), b)
-            }
-        };
-        w += written;
         i += TO_UTF8_READ;
     }
     (i, w)

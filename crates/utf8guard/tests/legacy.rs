@@ -553,6 +553,29 @@ fn every_code_point_through_utf32() {
     assert!(back == text.as_bytes());
 }
 
+/// Every scalar value of the Basic Multilingual Plane, and some beyond it,
+/// into UTF-8 at every lane of the vector steps (shifted by 0 to 15 units),
+/// in an order that mixes their lengths, against std's encoding.
+#[test]
+fn every_bmp_value_at_every_lane_into_utf8() {
+    let scalars: Vec<char> = (0..=0x1_0FFF).filter_map(char::from_u32).collect();
+    // A stride coprime to the count visits each once, lengths mixed.
+    let n = scalars.len();
+    let mixed: Vec<char> = (0..n).map(|k| scalars[k * 7919 % n]).collect();
+    let mut sorted = mixed.clone();
+    sorted.sort_unstable();
+    assert!(sorted == scalars, "the stride visits every value once");
+    let text: String = mixed.iter().collect();
+    for shift in 0..16 {
+        let mut units = vec![u32::from(b'a'); shift];
+        units.extend(mixed.iter().map(|&c| u32::from(c)));
+        let mut got = Vec::new();
+        utf32_to_utf8(&units, Policy::Strict, &mut got).unwrap();
+        assert_eq!(&got[..shift], "a".repeat(shift).as_bytes());
+        assert!(got[shift..] == *text.as_bytes(), "shift {shift}");
+    }
+}
+
 /// An error as the drivers compare it: offset from the start of the whole
 /// input, length, cause.
 type Failure = (usize, Option<usize>, Cause);

@@ -1363,3 +1363,32 @@ fn an_output_as_long_as_the_input_always_has_room() {
     );
     assert_eq!(out, [0xFFFD]);
 }
+
+/// Every unit of the Basic Multilingual Plane but the surrogates, at every
+/// lane of the vector steps (the whole plane shifted by 0 to 15 units),
+/// in an order that mixes their lengths, against std's encoding.
+#[test]
+fn every_bmp_unit_at_every_lane_to_wtf8() {
+    let scalars: Vec<u16> = (0..=0xFFFFu16)
+        .filter(|u| !(0xD800..0xE000).contains(u))
+        .collect();
+    // A stride coprime to the count visits each once, lengths mixed.
+    let n = scalars.len();
+    let mixed: Vec<u16> = (0..n).map(|k| scalars[k * 7919 % n]).collect();
+    let mut sorted = mixed.clone();
+    sorted.sort_unstable();
+    assert!(sorted == scalars, "the stride visits every unit once");
+    let mut expected = String::new();
+    for &u in &mixed {
+        expected.push(char::from_u32(u32::from(u)).expect("not a surrogate"));
+    }
+    for shift in 0..16 {
+        let mut units = vec![u16::from(b'a'); shift];
+        units.extend_from_slice(&mixed);
+        let mut got = Vec::new();
+        utf16_to_wtf8(&units, &mut got);
+        assert_eq!(got.len(), shift + expected.len(), "shift {shift}");
+        assert_eq!(&got[..shift], "a".repeat(shift).as_bytes());
+        assert!(got[shift..] == *expected.as_bytes(), "shift {shift}");
+    }
+}

@@ -5,9 +5,10 @@
 //! bytes. All below U+0800 (the alphabets of Europe and the Middle East,
 //! spaces and punctuation among them), each 16-bit lane holds its one or
 //! two bytes, and a byte shuffle per eight lanes, looked up by which of
-//! them are ASCII, keeps the bytes that count. Otherwise each unit is
-//! widened to a 32-bit lane holding its one to three bytes, and a shuffle
-//! per four lanes, looked up by their lengths, packs them. Eight surrogate
+//! them are ASCII, keeps the bytes that count. Otherwise each unit's one
+//! to three bytes are made in two 16-bit lanes, interleaved into a 32-bit
+//! lane a unit, and a shuffle per four units, looked up by their lengths,
+//! packs them. Eight surrogate
 //! pairs, aligned on 32-bit lanes (emoji, and the other supplementary
 //! planes), become eight 4-byte forms; any other step with a surrogate (a
 //! lone one, which WTF-8 writes in 3 bytes, or pairs mixed with other
@@ -157,67 +158,129 @@ pub(super) mod x86 {
         n_low + 16 - usize::from(COUNT[high as usize])
     }
 
-    /// For four 32-bit lanes, indexed by which hold more than one byte
-    /// (bits 0-3) and which hold three (bits 4-7), the byte shuffle that
-    /// packs the lanes' bytes at the front of a vector; its byte 15, past
-    /// the 12 bytes that four lanes fill at most, holds how many there are.
-    static THREE: [[u8; 16]; 256] = {
+    /// For four units of a Basic Multilingual Plane step, the byte shuffle
+    /// that packs their UTF-8 bytes from their 32-bit lanes (laid out as
+    /// [`store_bmp`] makes them) at the front of a vector. Indexed by two
+    /// bits a unit: bit `2k` is set when unit `k` takes more than one
+    /// byte, bit `2k + 1` when it takes three; so a row packs four bytes
+    /// and one more per bit set.
+    static BMP: [[u8; 16]; 256] = {
         let mut t = [[0x80u8; 16]; 256];
         let mut bits = 0;
         while bits < 256 {
-            let (mut lane, mut to) = (0, 0);
-            while lane < 4 {
-                let len = 1 + (bits >> lane & 1) + (bits >> (lane + 4) & 1);
-                let mut k = 0;
-                while k < len {
-                    t[bits][to] = (4 * lane + k) as u8;
+            let (mut unit, mut to) = (0, 0);
+            while unit < 4 {
+                let len = 1 + (bits >> (2 * unit) & 1) + (bits >> (2 * unit + 1) & 1);
+                // One byte: byte 0 of the lane; two or three: its last two
+                // or three bytes.
+                let (mut from, end) = if len == 1 { (0, 1) } else { (4 - len, 4) };
+                while from < end {
+                    t[bits][to] = (4 * unit + from) as u8;
                     to += 1;
-                    k += 1;
+                    from += 1;
                 }
-                lane += 1;
+                unit += 1;
             }
-            // At most 12 bytes: byte 15 is free.
-            t[bits][15] = to as u8;
             bits += 1;
         }
         t
     };
 
-    /// The entry of [`THREE`] for four of eight lanes (`half` 0: lanes 0-3,
-    /// 1: lanes 4-7), from the eight lanes' masks of more than one byte and
-    /// of three, and its byte count.
-    #[inline(always)]
-    fn three(more: u32, three: u32, half: u32) -> (&'static [u8; 16], usize) {
-        let bits = (more >> (4 * half) & 0xF) | (three >> (4 * half) & 0xF) << 4;
-        let entry = &THREE[bits as usize];
-        (entry, usize::from(entry[15]))
-    }
-
-    /// Eight units in 32-bit lanes, each turned into its UTF-8 bytes (the
-    /// first lowest; those above U+07FF in 3 bytes, then U+007F in 2),
-    /// with the masks of the lanes above U+007F and above U+07FF.
+    /// Stores the 16 code units of `v`, none a surrogate, at `q` as
+    /// UTF-8, one to three bytes each, in order; returns how many bytes (16
+    /// to 48). UTF-32 into UTF-8 narrows its units to these lanes and takes
+    /// it too.
+    ///
+    /// Each unit's bytes are made in 16-bit lanes, two words a unit: the
+    /// first holds the unit itself in its low byte (all an ASCII unit
+    /// needs) and a 3-byte form's lead in its high byte; the second holds
+    /// the next-to-last byte (a 2-byte form's lead or a 3-byte form's
+    /// middle byte, which differ in one bit) and the last. Interleaving the
+    /// words gives a 32-bit lane a unit, whose one, two or three bytes a
+    /// shuffle per four lanes packs.
+    ///
+    /// # Safety
+    ///
+    /// `q` must be writable for 64 bytes.
     #[target_feature(enable = "avx2")]
-    fn words(v: __m256i) -> (__m256i, u32, u32) {
-        let more = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7F));
-        let three = _mm256_cmpgt_epi32(v, _mm256_set1_epi32(0x7FF));
-        let low6 = _mm256_set1_epi32(0x3F);
-        // 110xxxxx 10yyyyyy.
-        let two = _mm256_or_si256(
-            _mm256_or_si256(_mm256_srli_epi32::<6>(v), _mm256_set1_epi32(0x80C0)),
-            _mm256_slli_epi32::<8>(_mm256_and_si256(v, low6)),
+    #[inline]
+    pub(crate) unsafe fn store_bmp(v: __m256i, q: *mut u8) -> usize {
+        let zero = _mm256_setzero_si256();
+        let word = |x: u16| _mm256_set1_epi16(x as i16);
+        // Lanes of one byte, and of at most two (the compares are signed:
+        // masking first keeps them right above U+7FFF).
+        let ascii = _mm256_cmpeq_epi16(_mm256_and_si256(v, word(0xFF80)), zero);
+        let short = _mm256_cmpeq_epi16(_mm256_and_si256(v, word(0xF800)), zero);
+        // 1110xxxx above the unit's low byte.
+        let first = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(v, word(0x00FF)), word(0xE000)),
+            _mm256_and_si256(_mm256_srli_epi16::<4>(v), word(0x0F00)),
         );
-        // 1110xxxx 10yyyyyy 10zzzzzz.
-        let three_bytes = _mm256_or_si256(
-            _mm256_or_si256(_mm256_srli_epi32::<12>(v), _mm256_set1_epi32(0x80_80E0)),
+        // 10yyyyyy (110yyyyy for two bytes), then 10zzzzzz.
+        let second = _mm256_or_si256(
             _mm256_or_si256(
-                _mm256_slli_epi32::<2>(_mm256_and_si256(v, _mm256_set1_epi32(0xFC0))),
-                _mm256_slli_epi32::<16>(_mm256_and_si256(v, low6)),
+                _mm256_and_si256(_mm256_srli_epi16::<6>(v), word(0x003F)),
+                _mm256_slli_epi16::<8>(_mm256_and_si256(v, word(0x003F))),
             ),
+            _mm256_or_si256(word(0x8080), _mm256_and_si256(short, word(0x0040))),
         );
-        let words = _mm256_blendv_epi8(_mm256_blendv_epi8(v, two, more), three_bytes, three);
-        let more = _mm256_movemask_ps(_mm256_castsi256_ps(more)) as u32;
-        let three = _mm256_movemask_ps(_mm256_castsi256_ps(three)) as u32;
-        (words, more, three)
+        // Units 0-3 and 8-11, then 4-7 and 12-15 (unpacking works within
+        // 128-bit halves).
+        let lanes_a = _mm256_unpacklo_epi16(first, second);
+        let lanes_b = _mm256_unpackhi_epi16(first, second);
+        // Two bits a unit: more than one byte (from the lane's low byte),
+        // three bytes (from its high byte).
+        let fewer = _mm256_blendv_epi8(ascii, short, word(0xFF00));
+        let bits = !(_mm256_movemask_epi8(fewer) as u32);
+        if bits == u32::MAX {
+            // All 3 bytes long (CJK text): one fixed shuffle, fixed places.
+            let pack = _mm256_setr_epi8(
+                1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, -1, -1, -1, -1, //
+                1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, -1, -1, -1, -1,
+            );
+            let (pa, pb) = (
+                _mm256_shuffle_epi8(lanes_a, pack),
+                _mm256_shuffle_epi8(lanes_b, pack),
+            );
+            // SAFETY: four 16-byte stores, the last 36 bytes on: within the
+            // 64 the caller promises.
+            unsafe {
+                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(pa));
+                _mm_storeu_si128(q.add(12).cast(), _mm256_castsi256_si128(pb));
+                _mm_storeu_si128(q.add(24).cast(), _mm256_extracti128_si256::<1>(pa));
+                _mm_storeu_si128(q.add(36).cast(), _mm256_extracti128_si256::<1>(pb));
+            }
+            return 48;
+        }
+        let row = |k: u32| &BMP[(bits >> (8 * k) & 0xFF) as usize];
+        let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+        // SAFETY: each row of `BMP` is 16 readable bytes.
+        let (sa, sb) = unsafe {
+            (
+                _mm256_loadu2_m128i(r2.as_ptr().cast(), r0.as_ptr().cast()),
+                _mm256_loadu2_m128i(r3.as_ptr().cast(), r1.as_ptr().cast()),
+            )
+        };
+        let (pa, pb) = (
+            _mm256_shuffle_epi8(lanes_a, sa),
+            _mm256_shuffle_epi8(lanes_b, sb),
+        );
+        // Each unit's bytes past its first are the bits set in its pair:
+        // counted apart from the rows, so that no store waits for a row.
+        let n = |k: u32| 4 + usize::from(COUNT[(bits >> (8 * k) & 0xFF) as usize]);
+        let (n0, n1, n2) = (n(0), n(1), n(2));
+        // SAFETY: four 16-byte stores, the last at most 36 bytes on: within
+        // the 64 the caller promises.
+        unsafe {
+            _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(pa));
+            _mm_storeu_si128(q.add(n0).cast(), _mm256_castsi256_si128(pb));
+            _mm_storeu_si128(q.add(n0 + n1).cast(), _mm256_extracti128_si256::<1>(pa));
+            _mm_storeu_si128(
+                q.add(n0 + n1 + n2).cast(),
+                _mm256_extracti128_si256::<1>(pb),
+            );
+        }
+        n0 + n1 + n2 + n(3)
     }
 
     /// [`super::len_bound`] compiled for AVX2.
@@ -330,24 +393,8 @@ pub(super) mod x86 {
                 w += 2 * STEP;
                 continue;
             }
-            let mut at = 0;
-            for half in [_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)] {
-                let (bytes, more, three) = words(_mm256_cvtepu16_epi32(half));
-                let (s0, n0) = self::three(more, three, 0);
-                let (s1, n1) = self::three(more, three, 1);
-                // SAFETY: each entry of `THREE` is 16 readable bytes.
-                let shuffles =
-                    unsafe { _mm256_loadu2_m128i(s1.as_ptr().cast(), s0.as_ptr().cast()) };
-                let packed = _mm256_shuffle_epi8(bytes, shuffles);
-                // SAFETY: `out` is 64 writable bytes; the stores end at
-                // most 12 + 12 + 12 + 16 bytes on.
-                unsafe {
-                    _mm_storeu_si128(q.add(at).cast(), _mm256_castsi256_si128(packed));
-                    _mm_storeu_si128(q.add(at + n0).cast(), _mm256_extracti128_si256::<1>(packed));
-                }
-                at += n0 + n1;
-            }
-            w += at;
+            // SAFETY: `out` is 64 writable bytes.
+            w += unsafe { store_bmp(v, q) };
             i += STEP;
         }
         (i, w)
