@@ -978,21 +978,30 @@ fn runs_of_supplementary_characters_to_utf16() {
 
 /// `wtf8_to_utf16` on text of 1- to 3-byte characters (lone surrogates
 /// among them) of every length up to 80 bytes, in every rhythm of widths
-/// and at every offset after a short prefix, whole and with one item
-/// (a 4-byte form, a lone surrogate, an error, an ASCII byte) at each
-/// position: the vector loop takes 16 bytes a step, and a character may
-/// straddle two steps or stop the loop.
+/// and at every offset after a short prefix, whole and with one item (a
+/// 4-byte form, a lone surrogate, an error, an ASCII byte, a 2-byte form)
+/// at each position: the vector loop takes 16 bytes a step, and a
+/// character may straddle two steps or stop the loop; runs of 3-byte forms
+/// go 30 bytes at a time.
 #[test]
 fn runs_of_bmp_characters_to_utf16() {
-    let widths: [&[&str]; 6] = [
+    let widths: [&[&str]; 7] = [
         &["a"],
         &["é"],
         &["€"],
         &["é", "€"],
         &["€", "lone", "a"],
         &["€", "€", "é", "a", "é"],
+        // 3-byte forms only, the first and last of them among them.
+        &["\u{800}", "字", "lone", "\u{FFFF}", "€", "\u{E000}"],
     ];
-    let items: [&[u8]; 4] = [b"\xF0\x9F\x98\x80", b"\xED\xA0\x80", b"\xFF", b"z"];
+    let items: [&[u8]; 5] = [
+        b"\xF0\x9F\x98\x80",
+        b"\xED\xA0\x80",
+        b"\xFF",
+        b"z",
+        b"\xC2\x80",
+    ];
     for rhythm in widths {
         for prefix in 0..3 {
             let mut text = "a".repeat(prefix).into_bytes();
