@@ -333,6 +333,14 @@ fn to_utf8_loop<const VECTORS: bool>(
                 if let Some(n) = unsafe { simd::expand(block, out, windows) } {
                     at += 32;
                     w += n;
+                    // 32 bytes of UTF-8 from 32: ASCII, and the run that
+                    // may follow is copied as it is.
+                    if n == 32 {
+                        // SAFETY: as above.
+                        let n = unsafe { simd::ascii_run(&input[at..], &mut output[w..]) };
+                        at += n;
+                        w += n;
+                    }
                     continue;
                 }
                 // Windows-1252's `80`..`9F`, up to 3 bytes each.
