@@ -8,7 +8,8 @@
 //! With the AVX2 or AVX-512 kernel, blocks of 32 bytes are converted by
 //! vectors both ways (`simd`): into UTF-8 every block, out of it the
 //! blocks of ASCII and U+0080..U+00FF, which that step also checks, so
-//! that only the other blocks call the kernel.
+//! that only the other blocks call the kernel; after the kernel, blocks
+//! with Windows-1252's characters above U+00FF too.
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -412,8 +413,10 @@ impl Convert for ToSingleByte {
 /// [`Convert::valid`] of [`ToSingleByte`]; with `VECTORS` (only in a
 /// function compiled for AVX2) it takes 32 bytes at a time by vectors
 /// where their characters are all ASCII or U+00A0..U+00FF
-/// ([`simd::compress`]), and where not, goes a character at a time to the
-/// end of the block.
+/// ([`simd::compress`]), for Windows-1252 also its 27 characters above
+/// U+00FF ([`simd::compress_windows`]), and where not, goes a character
+/// at a time to the end of the block (which reports what the encoding
+/// lacks).
 #[inline(always)]
 fn from_utf8_loop<const VECTORS: bool>(
     encoding: SingleByte,
@@ -429,15 +432,31 @@ fn from_utf8_loop<const VECTORS: bool>(
         #[cfg(target_arch = "x86_64")]
         if VECTORS && r >= slow {
             if let (Some(block), Some(out)) = (src.get(r..r + 32), dst.get_mut(w..w + 32)) {
-                let (block, out) = (block.try_into().expect("32"), out.try_into().expect("32"));
+                let (block, out): (&[u8; 32], &mut [u8; 32]) =
+                    (block.try_into().expect("32"), out.try_into().expect("32"));
                 // SAFETY: `VECTORS` is set only where the CPU has AVX2.
-                match unsafe { simd::compress(block, out, windows) } {
+                match unsafe { simd::compress(block, &mut *out, windows) } {
                     Some((read, written)) => {
                         r += read;
                         w += written;
                         continue;
                     }
-                    None => slow = r + 32,
+                    None => {
+                        let typographic = if windows {
+                            // SAFETY: as above.
+                            unsafe { simd::compress_windows(block, out) }
+                        } else {
+                            None
+                        };
+                        match typographic {
+                            Some((read, written)) => {
+                                r += read;
+                                w += written;
+                                continue;
+                            }
+                            None => slow = r + 32,
+                        }
+                    }
                 }
             }
         }

@@ -7,8 +7,11 @@
 //! step takes 32 bytes whose only non-ASCII characters are `C2`/`C3` ones
 //! (U+0080..U+00FF): each continuation byte becomes its character's byte,
 //! and each group of 8 drops its lead bytes by a shuffle chosen by their
-//! mask. Anything else (Windows-1252's `80`..`9F`, other characters) is
-//! left to the byte-at-a-time loops, which also report the errors.
+//! mask. For Windows-1252, a block with its characters above U+00FF
+//! (`E2 80 9C` for `“`, `C5 92` for `Œ`...) looks each character's byte up
+//! by the last two bytes of its form and keeps only its last byte.
+//! Anything else (other characters, U+0080..U+009F) is left to the
+//! byte-at-a-time loops, which also report the errors.
 //!
 //! The loops themselves are in `legacy.rs`, generic over whether the steps
 //! run; here they are compiled for AVX2 as a whole, so that the steps
@@ -16,7 +19,7 @@
 //! the shuffles saved).
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256,
+    __m128i, __m256i, _mm256_add_epi8, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256,
     _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
     _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
     _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
@@ -561,9 +564,28 @@ pub(super) unsafe fn compress_checked<const CHECK: bool>(
         // character's byte) or C3 (the byte is it plus 40).
         let c3 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC3u8 as i8));
         let bytes = _mm256_or_si256(v, _mm256_and_si256(c3, _mm256_set1_epi8(0x40)));
+        // A lead in the last byte is dropped here and read by the next step.
+        Some((32 - (leads >> 31) as usize, pack(bytes, leads, out)))
+    }
+}
+
+/// Stores the bytes of `bytes` whose bits in `drop` are clear, in order,
+/// at the start of `out`, and returns how many: each group of 8 by a
+/// shuffle chosen by its bits, stored 8 bytes at a time.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (the caller is compiled for it).
+#[inline(always)]
+unsafe fn pack(bytes: __m256i, drop: u32, out: &mut [u8; 32]) -> usize {
+    // SAFETY: the stores write 8 bytes at each of four offsets, each at
+    // most 24 (three groups of at most 8 bytes), so within `out`'s 32;
+    // the loads read rows of `COMPRESS` and `ONES` by a byte's value.
+    // AVX2 is the caller's promise.
+    unsafe {
         // Groups 1 and 3 are the upper halves of their 16-byte lanes.
         // (No carry: every byte of a row is below 88.)
-        let row = |k: u32, add: u64| COMPRESS[group(leads, k)].wrapping_add(add) as i64;
+        let row = |k: u32, add: u64| COMPRESS[group(drop, k)].wrapping_add(add) as i64;
         let upper = 0x0808_0808_0808_0808;
         let control = _mm256_set_epi64x(row(3, upper), row(2, 0), row(1, upper), row(0, 0));
         let packed = _mm256_shuffle_epi8(bytes, control);
@@ -571,7 +593,7 @@ pub(super) unsafe fn compress_checked<const CHECK: bool>(
             _mm256_castsi256_si128(packed),
             _mm256_extracti128_si256::<1>(packed),
         );
-        let kept = |k: u32| 8 - usize::from(ONES[group(leads, k)]);
+        let kept = |k: u32| 8 - usize::from(ONES[group(drop, k)]);
         let at1 = kept(0);
         let at2 = at1 + kept(1);
         let at3 = at2 + kept(2);
@@ -580,8 +602,198 @@ pub(super) unsafe fn compress_checked<const CHECK: bool>(
         _mm_storel_epi64(dst.add(at1).cast::<__m128i>(), _mm_unpackhi_epi64(lo, lo));
         _mm_storel_epi64(dst.add(at2).cast::<__m128i>(), hi);
         _mm_storel_epi64(dst.add(at3).cast::<__m128i>(), _mm_unpackhi_epi64(hi, hi));
-        // A lead in the last byte is dropped here and read by the next step.
-        Some((32 - (leads >> 31) as usize, at3 + kept(3)))
+        at3 + kept(3)
+    }
+}
+
+/// Windows-1252's characters above U+00FF (its 27 of `80`..`9F` that are
+/// not C1 controls), found by the last two bytes of their UTF-8 forms:
+/// the lead of a 2-byte form (`C5`, `C6`, `CB`) or the second byte of a
+/// 3-byte one (`80`, `82`, `84`, after `E2`), then the last byte. A
+/// character's slot, of 64, is its last byte plus an offset chosen for
+/// its first byte (by that byte's low nibble, which the six differ in) so
+/// that no two characters share one; the slot holds that first byte, to
+/// check, and the character's byte in Windows-1252.
+struct Typographic {
+    offset: [u8; 16],
+    first: [[u8; 16]; 4],
+    byte: [[u8; 16]; 4],
+}
+
+/// The last two bytes of the UTF-8 form of Windows-1252's byte `80 + k`,
+/// if its character is above U+00FF.
+const fn last_two(k: usize) -> Option<(u8, u8)> {
+    let form = super::utf8_table(true)[0x80 + k];
+    match form[3] {
+        2 if form[0] != 0xC2 => Some((form[0], form[1])),
+        3 => Some((form[1], form[2])),
+        _ => None,
+    }
+}
+
+/// 64 slots as 4 rows of 16, for byte shuffles.
+const fn rows(slots: [u8; 64]) -> [[u8; 16]; 4] {
+    let mut rows = [[0u8; 16]; 4];
+    let mut s = 0;
+    while s < 64 {
+        rows[s / 16][s % 16] = slots[s];
+        s += 1;
+    }
+    rows
+}
+
+static TYPOGRAPHIC: Typographic = {
+    let mut offset = [0u8; 16];
+    let mut taken = [false; 16];
+    let (mut first, mut byte) = ([0u8; 64], [0u8; 64]);
+    let mut placed = 0;
+    // The first bytes with the most characters first, each at the least
+    // offset where its characters find free slots.
+    let pages = [0x80u8, 0xC5, 0xCB, 0xC6, 0x82, 0x84];
+    let mut i = 0;
+    while i < pages.len() {
+        let page = pages[i];
+        assert!(
+            !taken[(page & 0x0F) as usize],
+            "two first bytes share a nibble"
+        );
+        taken[(page & 0x0F) as usize] = true;
+        let mut d = 0;
+        loop {
+            assert!(d < 64, "no offset fits");
+            let mut fits = true;
+            let mut k = 0;
+            while k < 32 {
+                if let Some((p, c)) = last_two(k) {
+                    if p == page && first[(c as usize + d) & 63] != 0 {
+                        fits = false;
+                    }
+                }
+                k += 1;
+            }
+            if fits {
+                break;
+            }
+            d += 1;
+        }
+        offset[(page & 0x0F) as usize] = d as u8;
+        let mut k = 0;
+        while k < 32 {
+            if let Some((p, c)) = last_two(k) {
+                if p == page {
+                    first[(c as usize + d) & 63] = p;
+                    byte[(c as usize + d) & 63] = 0x80 + k as u8;
+                    placed += 1;
+                }
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    assert!(placed == 27, "a character without a first byte above");
+    Typographic {
+        offset,
+        first: rows(first),
+        byte: rows(byte),
+    }
+};
+
+/// Byte `slot` (0 to 63) of the 64 in `rows`, for each byte of `slot`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (the caller is compiled for it).
+#[inline(always)]
+unsafe fn look64(rows: &[[u8; 16]; 4], slot: __m256i) -> __m256i {
+    // SAFETY: the loads read the four 16-byte rows. AVX2 is the caller's
+    // promise.
+    unsafe {
+        // (No closures here: they would not inherit the caller's AVX2, and
+        // their intrinsics would become calls.) Bits 7 of `slot` are
+        // clear: each byte takes its row's byte.
+        let mut r = [_mm256_setzero_si256(); 4];
+        for (r, row) in r.iter_mut().zip(rows) {
+            let row = _mm_loadu_si128(row.as_ptr().cast::<__m128i>());
+            *r = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(row), slot);
+        }
+        let [r0, r1, r2, r3] = r;
+        // Bits 4 and 5 of the slot moved to bit 7, which `blendv` reads.
+        let (bit4, bit5) = (_mm256_slli_epi16::<3>(slot), _mm256_slli_epi16::<2>(slot));
+        _mm256_blendv_epi8(
+            _mm256_blendv_epi8(r0, r1, bit4),
+            _mm256_blendv_epi8(r2, r3, bit4),
+            bit5,
+        )
+    }
+}
+
+/// [`compress`] for Windows-1252 where the block also holds its
+/// characters above U+00FF (curly quotes, dashes, `€`, `Œ`...): each
+/// character's last byte becomes its character's byte (looked up in
+/// [`TYPOGRAPHIC`] for those), and its other bytes are dropped. The bytes
+/// read are 32, or fewer where a character is cut by the block's end.
+/// `None` (nothing written) where a character is none of ASCII,
+/// U+00A0..U+00FF and those 27.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (the caller is compiled for it).
+#[inline(always)]
+pub(super) unsafe fn compress_windows(
+    block: &[u8; 32],
+    out: &mut [u8; 32],
+) -> Option<(usize, usize)> {
+    // SAFETY: the loads read the 32 bytes of `block` and 16-byte rows of
+    // `TYPOGRAPHIC`; `pack` writes within `out`. AVX2 is the caller's
+    // promise.
+    unsafe {
+        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
+        let high = _mm256_movemask_epi8(v) as u32;
+        // Leads from E0 up (signed bytes above DF, and below 0): only E2,
+        // whose 3-byte characters the table knows by their second byte.
+        let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xDFu8 as i8)))
+            as u32
+            & high;
+        let e2 = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE2u8 as i8))) as u32;
+        if three != e2 {
+            return None;
+        }
+        // Continuation bytes, 80..BF: the signed bytes below C0.
+        let is_cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xC0u8 as i8), v);
+        let cont = _mm256_movemask_epi8(is_cont) as u32;
+        let leads = high & !cont;
+        // A character cut by the block's end (a lead in the last byte, or
+        // E2 in the one before) is left for the next step.
+        let read = 32 - (leads >> 31) as usize - 2 * (e2 >> 30 & 1) as usize;
+        let cut = u32::MAX.checked_shl(read as u32).unwrap_or(0);
+        // All but the last byte of each character, and the cut one.
+        let drop = leads | cont & (cont >> 1) | cut;
+        let prev = _mm256_alignr_epi8::<15>(v, _mm256_permute2x128_si256::<0x08>(v, v));
+        let c2 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC2u8 as i8));
+        let c3 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC3u8 as i8));
+        let offset = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+            TYPOGRAPHIC.offset.as_ptr().cast::<__m128i>(),
+        ));
+        let nibble = _mm256_and_si256(prev, _mm256_set1_epi8(0x0F));
+        let slot = _mm256_and_si256(
+            _mm256_add_epi8(v, _mm256_shuffle_epi8(offset, nibble)),
+            _mm256_set1_epi8(0x3F),
+        );
+        let known = _mm256_and_si256(
+            _mm256_cmpeq_epi8(look64(&TYPOGRAPHIC.first, slot), prev),
+            is_cont,
+        );
+        // After C2, 80..9F is U+0080..U+009F, left to the byte loop as in
+        // `compress`.
+        let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
+        let latin = _mm256_or_si256(c3, _mm256_andnot_si256(c1, c2));
+        let good = _mm256_movemask_epi8(_mm256_or_si256(known, latin)) as u32;
+        if cont & !drop & !good != 0 {
+            return None;
+        }
+        let latin = _mm256_or_si256(v, _mm256_and_si256(c3, _mm256_set1_epi8(0x40)));
+        let bytes = _mm256_blendv_epi8(latin, look64(&TYPOGRAPHIC.byte, slot), known);
+        Some((read, pack(bytes, drop, out)))
     }
 }
 
@@ -869,6 +1081,108 @@ mod tests {
                     for room in 0..=input.len() + 1 {
                         same_from_utf8(encoding, &input, Policy::Strict, room);
                     }
+                }
+            }
+        }
+    }
+
+    /// Windows-1252's characters above U+00FF, their neighbours that it
+    /// lacks (the same last byte after another first byte, or the same
+    /// last two bytes after another lead), and the other roads.
+    const TYPOGRAPHIC_PIECES: [&[u8]; 24] = [
+        "€".as_bytes(),      // E2 82 AC: 80
+        "…".as_bytes(),      // E2 80 A6: 85
+        "“".as_bytes(),      // E2 80 9C: 93
+        "—".as_bytes(),      // E2 80 94: 97
+        "™".as_bytes(),      // E2 84 A2: 99
+        "Œ".as_bytes(),      // C5 92: 8C
+        "ž".as_bytes(),      // C5 BE: 9E
+        "ƒ".as_bytes(),      // C6 92: 83
+        "˜".as_bytes(),      // CB 9C: 98
+        "é".as_bytes(),      // C3 A9
+        b"\xC2\x81",         // U+0081: Windows-1252's 81, by the byte loop
+        b"\xC2\x80",         // U+0080: not in Windows-1252
+        b"\xE2\x80\x95",     // U+2015: not in it
+        b"\xE2\x82\xAD",     // U+20AD: not in it
+        b"\xE2\x84\xA3",     // U+2123: not in it
+        b"\xE3\x80\x93",     // U+3013: the last two bytes of U+2013
+        b"\xE2\x81\x93",     // U+2053
+        b"\xC4\x92",         // U+0112: the last byte of Œ and ƒ
+        b"\xC5\x94",         // U+0154
+        b"\xCB\x87",         // U+02C7
+        b"\xD0\x92",         // U+0412
+        b"\xF0\x9F\x98\x80", // U+1F600
+        b"\xE2\x80",         // cut short
+        b"\xFF",             // never in UTF-8
+    ];
+
+    /// Typographic text (each block has characters above U+00FF) with each
+    /// piece at every position, at every offset, under both policies, and
+    /// into every room for some.
+    #[test]
+    fn from_utf8_typographic_with_a_character_or_error_at_every_position() {
+        if !has_avx2() {
+            return;
+        }
+        let text: Vec<u8> = "« Il a dit : “c’est 10 € – pas plus…” » et l’œuvre coûte 20 €. \
+                             ‘Ça’ suffit — Šárka, Œdipe, Ÿves, ƒ ˜ ˆ ™ ž. "
+            .repeat(6)
+            .into_bytes();
+        let starts = |text: &[u8], p: usize| text.get(p).is_none_or(|&b| b & 0xC0 != 0x80);
+        for encoding in ENCODINGS {
+            for len in (0..=20).chain([30, 31, 32, 33, 34, 62, 63, 64, 65, 66, 97, 130, 200]) {
+                for offset in [0, 1, 2, 3, 5, 16, 31] {
+                    let mut start = offset;
+                    while !starts(&text, start) {
+                        start += 1;
+                    }
+                    let mut end = start + len;
+                    while !starts(&text, end) {
+                        end += 1;
+                    }
+                    let clean = &text[start..end];
+                    for room in 0..=clean.len() + 1 {
+                        same_from_utf8(encoding, clean, Policy::Strict, room);
+                    }
+                    for pos in (0..=clean.len()).filter(|&p| starts(clean, p)) {
+                        for piece in TYPOGRAPHIC_PIECES {
+                            let input = [&clean[..pos], piece, &clean[pos..]].concat();
+                            for policy in [Policy::Strict, Policy::Replace] {
+                                same_from_utf8(encoding, &input, policy, input.len());
+                            }
+                            if len == 33 && offset == 0 {
+                                for room in 0..input.len() {
+                                    same_from_utf8(encoding, &input, Policy::Replace, room);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every character up to U+3000 and a few above, in typographic text
+    /// at the positions around a block's end.
+    #[test]
+    fn from_utf8_typographic_with_every_character() {
+        if !has_avx2() {
+            return;
+        }
+        let text: Vec<u8> = "“c’est 10 € – pas plus…” Œdipe, ƒ ˜ ™ ž. "
+            .repeat(4)
+            .into_bytes();
+        let cuts: Vec<usize> = (0..48).filter(|&p| text[p] & 0xC0 != 0x80).collect();
+        let chars = (0x80..0x3000)
+            .chain([0xFFFD, 0x1_F600])
+            .filter_map(char::from_u32);
+        for c in chars {
+            let mut buf = [0; 4];
+            let c = c.encode_utf8(&mut buf).as_bytes();
+            for &pos in &cuts {
+                let input = [&text[..pos], c, &text[pos..]].concat();
+                for policy in [Policy::Strict, Policy::Replace] {
+                    same_from_utf8(SingleByte::Windows1252, &input, policy, input.len());
                 }
             }
         }
