@@ -175,17 +175,16 @@ pub(super) mod x86 {
         (i + k, w + k)
     }
 
-    /// Converts runs of 3-byte forms from `src[i..]` (past the continuation
-    /// bytes at `i`) into `dst[w..]`, ten at a time (30 bytes), while the next
-    /// ten are 3-byte forms and have room; returns the new `i` and `w`.
-    /// In a window of 15 bytes whose bytes 0, 3, 6, 9 and 12 lead 3-byte
-    /// forms, the other ten are their continuation bytes (the input is well
-    /// formed), so each form's bytes stand at fixed places: two fixed
-    /// shuffles gather them into 16-bit lanes, with no table. CJK text is
-    /// made of such runs.
+    /// The code units of ten 3-byte forms in `chunk`'s first 30 bytes, five
+    /// in the low five 16-bit lanes of each half (the others zero), if its
+    /// bytes 0, 3, 6, ..., 27 are all `1110xxxx` leads. `chunk` starts a
+    /// sequence of well-formed text, so the other bytes are then their
+    /// continuation bytes: each form's bytes stand at fixed places, and two
+    /// fixed shuffles gather them, with no table. UTF-32 out of UTF-8
+    /// widens the same units.
     #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    fn three_byte_run(src: &[u8], dst: &mut [u16], i: usize, w: usize) -> (usize, usize) {
+    #[inline]
+    pub(crate) fn ten_three_byte_forms(chunk: &[u8; 31]) -> Option<__m256i> {
         // Each half: the first byte of form `k` (byte `3k`) in the high
         // byte of lane `k` and its second byte in the low one; then its
         // third; lanes 5-7 zero.
@@ -197,34 +196,46 @@ pub(super) mod x86 {
             // SAFETY: `t` is 16 readable bytes.
             unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
         };
-        let (first_second, third) = (halves(FIRST_SECOND), halves(THIRD));
-        let (leads, lead_bits) = (halves(LEADS), halves(LEAD_BITS));
+        let p = chunk.as_ptr();
+        // Two windows of 15 bytes, in the halves.
+        // SAFETY: `chunk` is 31 readable bytes: 16 at `p` and 16 at
+        // `p + 15`.
+        let x = unsafe { _mm256_loadu2_m128i(p.add(15).cast(), p.cast()) };
+        let ok = _mm256_cmpeq_epi8(_mm256_and_si256(x, halves(LEADS)), halves(LEAD_BITS));
+        if _mm256_movemask_epi8(ok) != -1 {
+            return None;
+        }
+        // 1110xxxx 10yyyyyy 10zzzzzz: xxxxyyyyyyzzzzzz.
+        let pair = _mm256_shuffle_epi8(x, halves(FIRST_SECOND));
+        Some(_mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_slli_epi16::<4>(_mm256_and_si256(pair, _mm256_set1_epi16(0x0F00))),
+                _mm256_slli_epi16::<6>(_mm256_and_si256(pair, _mm256_set1_epi16(0x003F))),
+            ),
+            _mm256_and_si256(
+                _mm256_shuffle_epi8(x, halves(THIRD)),
+                _mm256_set1_epi16(0x003F),
+            ),
+        ))
+    }
+
+    /// Converts runs of 3-byte forms from `src[i..]` (past the continuation
+    /// bytes at `i`) into `dst[w..]`, ten at a time (30 bytes), while the
+    /// next ten are 3-byte forms and have room: [`ten_three_byte_forms`].
+    /// Returns the new `i` and `w`. CJK text is made of such runs.
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    fn three_byte_run(src: &[u8], dst: &mut [u16], i: usize, w: usize) -> (usize, usize) {
         let (mut i, mut w) = (i, w);
         // Past the continuation bytes that end the last sequence before.
         while src.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
             i += 1;
         }
-        // 31 bytes read (two windows of 16, 15 apart) and 13 units stored
-        // (8 units, 5 units on).
+        // 31 bytes read and 13 units stored (8 units, 5 units on).
         while let (Some(chunk), Some(out)) = (src.get(i..i + 31), dst.get_mut(w..w + 13)) {
-            let p = chunk.as_ptr();
-            // SAFETY: `chunk` is 31 readable bytes: 16 at `p` and 16 at
-            // `p + 15`.
-            let x = unsafe { _mm256_loadu2_m128i(p.add(15).cast(), p.cast()) };
-            // Bytes 0, 3, 6, 9 and 12 of each window are 1110xxxx.
-            let ok = _mm256_cmpeq_epi8(_mm256_and_si256(x, leads), lead_bits);
-            if _mm256_movemask_epi8(ok) != -1 {
+            let Some(units) = ten_three_byte_forms(chunk.try_into().expect("31 bytes")) else {
                 break;
-            }
-            // 1110xxxx 10yyyyyy 10zzzzzz: xxxxyyyyyyzzzzzz.
-            let pair = _mm256_shuffle_epi8(x, first_second);
-            let units = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_slli_epi16::<4>(_mm256_and_si256(pair, _mm256_set1_epi16(0x0F00))),
-                    _mm256_slli_epi16::<6>(_mm256_and_si256(pair, _mm256_set1_epi16(0x003F))),
-                ),
-                _mm256_and_si256(_mm256_shuffle_epi8(x, third), _mm256_set1_epi16(0x003F)),
-            );
+            };
             let q = out.as_mut_ptr();
             // SAFETY: `out` is 13 writable units: 8 at `q` and 8 at
             // `q + 5`.
