@@ -26,7 +26,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::transcode::{bmp_units, ten_three_byte_forms, COUNT, KEEP16};
+use crate::transcode::{bmp_units, three_byte_run, COUNT, KEEP16};
 
 /// For each set of eight 32-bit lanes to keep (bit `k`: lane `k`), the
 /// indexes of the kept lanes, in order, a nibble each (lowest first):
@@ -245,42 +245,6 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
     // continuation bytes, the next one starts.
     while src.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
         i += 1;
-    }
-    (i, w)
-}
-
-/// Converts runs of 3-byte forms from `src[i..]` (past the continuation
-/// bytes at `i`) into `dst[w..]`, ten at a time (30 bytes), while the next
-/// ten are 3-byte forms and have room (UTF-16's step, widened); returns
-/// the new `i`, a character start, and `w`. Not inlined: in the loop, it
-/// slowed the other scripts' steps.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-fn three_byte_run(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usize, usize) {
-    let (mut i, mut w) = (i, w);
-    // Past the continuation bytes that end the last sequence before.
-    while src.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
-        i += 1;
-    }
-    // 31 bytes read and 13 units stored (8 units, 5 units on).
-    while let (Some(chunk), Some(out)) = (src.get(i..i + 31), dst.get_mut(w..w + 13)) {
-        let Some(units) = ten_three_byte_forms(chunk.try_into().expect("31 bytes")) else {
-            break;
-        };
-        let q = out.as_mut_ptr();
-        // SAFETY: `out` is 13 writable units: 8 at `q` and 8 at `q + 5`.
-        unsafe {
-            _mm256_storeu_si256(
-                q.cast(),
-                _mm256_cvtepu16_epi32(_mm256_castsi256_si128(units)),
-            );
-            _mm256_storeu_si256(
-                q.add(5).cast(),
-                _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(units)),
-            );
-        }
-        i += 30;
-        w += 10;
     }
     (i, w)
 }

@@ -180,11 +180,10 @@ pub(super) mod x86 {
     /// bytes 0, 3, 6, ..., 27 are all `1110xxxx` leads. `chunk` starts a
     /// sequence of well-formed text, so the other bytes are then their
     /// continuation bytes: each form's bytes stand at fixed places, and two
-    /// fixed shuffles gather them, with no table. UTF-32 out of UTF-8
-    /// widens the same units.
+    /// fixed shuffles gather them, with no table.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) fn ten_three_byte_forms(chunk: &[u8; 31]) -> Option<__m256i> {
+    fn ten_three_byte_forms(chunk: &[u8; 31]) -> Option<__m256i> {
         // Each half: the first byte of form `k` (byte `3k`) in the high
         // byte of lane `k` and its second byte in the low one; then its
         // third; lanes 5-7 zero.
@@ -219,30 +218,68 @@ pub(super) mod x86 {
         ))
     }
 
+    /// A code unit [`three_byte_run`] stores: UTF-16's, or UTF-32's.
+    pub(crate) trait Unit: Sized {
+        /// Stores the ten units of [`ten_three_byte_forms`] at `q`, and
+        /// scratch up to 13 units on.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must have AVX2; `q` must be writable for 13 units.
+        unsafe fn store_ten(units: __m256i, q: *mut Self);
+    }
+
+    impl Unit for u16 {
+        #[inline(always)]
+        unsafe fn store_ten(units: __m256i, q: *mut u16) {
+            // SAFETY: 8 units at `q` and 8 at `q + 5`, within the 13 the
+            // caller promises; AVX2 is its promise too.
+            unsafe {
+                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(units));
+                _mm_storeu_si128(q.add(5).cast(), _mm256_extracti128_si256::<1>(units));
+            }
+        }
+    }
+
+    impl Unit for u32 {
+        #[inline(always)]
+        unsafe fn store_ten(units: __m256i, q: *mut u32) {
+            // SAFETY: as for `u16`, widened: 8 units at `q` and at `q + 5`.
+            unsafe {
+                let low = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(units));
+                let high = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(units));
+                _mm256_storeu_si256(q.cast(), low);
+                _mm256_storeu_si256(q.add(5).cast(), high);
+            }
+        }
+    }
+
     /// Converts runs of 3-byte forms from `src[i..]` (past the continuation
     /// bytes at `i`) into `dst[w..]`, ten at a time (30 bytes), while the
     /// next ten are 3-byte forms and have room: [`ten_three_byte_forms`].
-    /// Returns the new `i` and `w`. CJK text is made of such runs.
+    /// Returns the new `i`, a character start, and `w`. CJK text is made
+    /// of such runs. Not inlined: in the loops, it slowed the other
+    /// scripts' steps.
     #[target_feature(enable = "avx2")]
     #[inline(never)]
-    fn three_byte_run(src: &[u8], dst: &mut [u16], i: usize, w: usize) -> (usize, usize) {
+    pub(crate) fn three_byte_run<T: Unit>(
+        src: &[u8],
+        dst: &mut [T],
+        i: usize,
+        w: usize,
+    ) -> (usize, usize) {
         let (mut i, mut w) = (i, w);
         // Past the continuation bytes that end the last sequence before.
         while src.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
             i += 1;
         }
-        // 31 bytes read and 13 units stored (8 units, 5 units on).
+        // 31 bytes read and 13 units stored.
         while let (Some(chunk), Some(out)) = (src.get(i..i + 31), dst.get_mut(w..w + 13)) {
             let Some(units) = ten_three_byte_forms(chunk.try_into().expect("31 bytes")) else {
                 break;
             };
-            let q = out.as_mut_ptr();
-            // SAFETY: `out` is 13 writable units: 8 at `q` and 8 at
-            // `q + 5`.
-            unsafe {
-                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(units));
-                _mm_storeu_si128(q.add(5).cast(), _mm256_extracti128_si256::<1>(units));
-            }
+            // SAFETY: `out` is 13 writable units; AVX2 is this function's.
+            unsafe { T::store_ten(units, out.as_mut_ptr()) };
             i += 30;
             w += 10;
         }
@@ -323,8 +360,7 @@ pub(super) mod x86 {
             w += units;
             i += super::STEP;
             // No ASCII and at most six sequences: likely 3-byte forms
-            // only (CJK), whose runs go ten at a time. Not inlined: in the
-            // loop, it slowed the other scripts' steps.
+            // only (CJK), whose runs go ten at a time.
             if high_bits == 0xFFFF && units <= 6 {
                 (i, w) = three_byte_run(src, dst, i, w);
             }
