@@ -37,6 +37,7 @@
 //!   (their offset, length and cause) and the replacements.
 
 use core::fmt;
+use core::mem::MaybeUninit;
 
 #[cfg(feature = "alloc")]
 use alloc::{string::String, vec::Vec};
@@ -162,6 +163,37 @@ pub struct Progress {
     /// Why it returned, or the error that stopped it (its offset counts
     /// from the start of the whole stream).
     pub result: Result<Status, TranscodeError>,
+}
+
+/// A caller's `slice` as room for the converters, which take room that
+/// may be uninitialized (a vector's spare capacity, not zeroed first).
+pub(crate) fn as_room<T: Copy>(slice: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`. The crate's
+    // converters, the only users of the result, write only initialized
+    // values through it, so `slice` holds only initialized values after.
+    unsafe { &mut *(slice as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
+/// Appends to `out` what `convert` writes into `room` elements of its
+/// spare capacity: `convert` is one of the crate's converters, and returns
+/// its result and how many elements it wrote, the first ones of the room,
+/// each written (stores past them are scratch, not kept).
+#[cfg(feature = "alloc")]
+pub(crate) fn append<T, R>(
+    out: &mut Vec<T>,
+    room: usize,
+    convert: impl FnOnce(&mut [MaybeUninit<T>]) -> (R, usize),
+) -> R {
+    out.reserve(room);
+    let len = out.len();
+    let (result, written) = convert(&mut out.spare_capacity_mut()[..room]);
+    assert!(written <= room);
+    // SAFETY: the converter initialized the first `written` elements of
+    // the spare capacity, in order and with no gap (its contract: each
+    // element up to its count of units written, on every path, an error's
+    // too), and `written` is within the reserved room.
+    unsafe { out.set_len(len + written) };
+    result
 }
 
 /// Where converted bytes go: a caller's slice or a growing vector.
@@ -979,11 +1011,14 @@ pub fn wtf8_to_utf16(
     out: &mut Vec<u16>,
 ) -> Result<(), TranscodeError> {
     // Never more units than bytes: each sequence of 1 to 3 bytes (and
-    // each replaced subpart) is one unit, a 4-byte one two.
-    let len = out.len();
-    out.resize(len + input.len(), 0);
-    let progress = wtf8_to_utf16_into(input, policy, &mut out[len..], true);
-    out.truncate(len + progress.written);
+    // each replaced subpart) is one unit, a 4-byte one two. Written into
+    // the vector's spare capacity: zeroing it first cost as much as the
+    // conversion on ASCII (docs/TUNING.md, "UTF-8 to UTF-16 into a
+    // vector, zeroed by chunks").
+    let progress = append(out, input.len(), |room| {
+        let progress = wtf8_to_utf16_room(input, policy, room, true);
+        (progress, progress.written)
+    });
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -1013,6 +1048,18 @@ pub fn wtf8_to_utf16_into(
     input: &[u8],
     policy: Policy,
     output: &mut [u16],
+    last: bool,
+) -> Progress {
+    wtf8_to_utf16_room(input, policy, as_room(output), last)
+}
+
+/// [`wtf8_to_utf16_into`] into room that may be uninitialized: it writes
+/// the units it counts as written, in order, and may store scratch after
+/// them.
+fn wtf8_to_utf16_room(
+    input: &[u8],
+    policy: Policy,
+    output: &mut [MaybeUninit<u16>],
     last: bool,
 ) -> Progress {
     let mut at = 0;
@@ -1059,7 +1106,7 @@ pub fn wtf8_to_utf16_into(
             if b >= 0x80 {
                 break;
             }
-            *unit = u16::from(b);
+            unit.write(u16::from(b));
             at += 1;
             w += 1;
             after_lead = false;
@@ -1096,7 +1143,7 @@ pub fn wtf8_to_utf16_into(
                 if w == output.len() {
                     break Status::OutputFull;
                 }
-                output[w] = 0xFFFD;
+                output[w].write(0xFFFD);
                 w += 1;
                 at += len;
                 after_lead = false;
@@ -1112,12 +1159,12 @@ pub fn wtf8_to_utf16_into(
         }
         after_lead = decode::is_lead(code_point);
         if code_point < 0x1_0000 {
-            output[w] = code_point as u16;
+            output[w].write(code_point as u16);
             w += 1;
         } else {
             let offset = code_point - 0x1_0000;
-            output[w] = 0xD800 | (offset >> 10) as u16;
-            output[w + 1] = 0xDC00 | (offset & 0x3FF) as u16;
+            output[w].write(0xD800 | (offset >> 10) as u16);
+            output[w + 1].write(0xDC00 | (offset & 0x3FF) as u16);
             w += 2;
         }
         at += len;
@@ -1148,33 +1195,14 @@ pub fn wtf8_to_utf16_into(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
-    /// Units converted at a time (their output stays in the cache).
-    const CHUNK: usize = 4096;
-    // Room for all of it at once: a vector that grew as it went would be
-    // copied (and a large one mapped and unmapped) at every step.
+    // Room for all of it at once, from a bound of its length, and one
+    // conversion into the vector's spare capacity: a vector that grew as
+    // it went would be copied (and a large one mapped and unmapped) at
+    // every step (docs/TUNING.md, "WTF-8 length bound", "UTF-16 to WTF-8
+    // into a vector").
     let bound = utf16_simd::wtf8_len_bound(input);
-    out.reserve(bound);
-    // Each unit takes one byte and at most two more: `extra` bounds the
-    // more of what is left (the bound's, less what the units converted so
-    // far took above one byte each), so a chunk of `n` units needs at most
-    // `n + extra` bytes. On ASCII that is the chunk's length: zeroing 3
-    // bytes a unit cost more than the conversion there (docs/TUNING.md,
-    // "UTF-16 to WTF-8 into a vector").
-    let mut extra = bound - input.len();
-    let mut i = 0;
-    while i < input.len() {
-        let end = input.len().min(i + CHUNK);
-        let chunk = &input[i..end];
-        let len = out.len();
-        out.resize(len + chunk.len() + extra.min(2 * chunk.len()), 0);
-        // A lead surrogate that ends a chunk but not the input is left for
-        // the next chunk, which holds its trail if any: a chunk of more
-        // than one unit always converts something.
-        let (read, written) = fast::utf16_to_wtf8(chunk, &mut out[len..], end == input.len());
-        out.truncate(len + written);
-        extra -= (written - read).min(extra);
-        i += read;
-    }
+    let read = append(out, bound, |room| fast::utf16_to_wtf8(input, room, true));
+    debug_assert_eq!(read, input.len());
 }
 
 /// Converts potentially ill-formed UTF-16 to WTF-8 into a caller's buffer
@@ -1196,6 +1224,13 @@ pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
 /// assert_eq!(&bytes[..5], b"\xF0\x9F\x98\x80b");
 /// ```
 pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progress {
+    utf16_to_wtf8_room(input, as_room(output), last)
+}
+
+/// [`utf16_to_wtf8_into`] into room that may be uninitialized: it writes
+/// the bytes it counts as written, in order, and may store scratch after
+/// them.
+fn utf16_to_wtf8_room(input: &[u16], output: &mut [MaybeUninit<u8>], last: bool) -> Progress {
     let (mut i, mut w) = (0, 0);
     // Whole chunks, while there is room for the longest conversion.
     while i < input.len() && output.len() - w >= 3 {
@@ -1237,7 +1272,7 @@ pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progr
             break Status::OutputFull;
         }
         if len == 1 {
-            output[w] = value as u8;
+            output[w].write(value as u8);
         } else {
             fast::put(&mut output[w..w + len], value, len);
         }
@@ -1300,6 +1335,98 @@ mod tests {
                 .chain([0xED, 0xB0, 0x80])
                 .collect::<Vec<u8>>()
         );
+    }
+
+    /// The vector forms append what the `_into` forms write, to a vector
+    /// whose spare capacity holds stale values (the room is not zeroed
+    /// first), for each policy and kind of item, errors too: short inputs,
+    /// for Miri, which reports any read of a unit not written; and without
+    /// Miri, all of them in one input, errors in the middle.
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn vec_forms_append_what_the_into_forms_write() {
+        let ascii = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let mut wtf8: Vec<Vec<u8>> = [
+            "",
+            ascii,
+            "\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}\u{E9}",
+            "\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}",
+            "\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}",
+            "a\u{E9}\u{5B57}\u{1F600}a\u{E9}\u{5B57}\u{1F600}a\u{E9}\u{5B57}\u{1F600}a\u{E9}\u{5B57}\u{1F600}",
+        ]
+        .iter()
+        .map(|text| text.as_bytes().to_vec())
+        .collect();
+        for item in [
+            &b"\xED\xA0\x80"[..],        // a lone lead surrogate
+            b"\xED\xB0\x80",             // a lone trail surrogate
+            b"\xED\xA0\xBD\xED\xB8\x80", // a lead and a trail: ill formed
+            b"\xFF",                     // a byte no sequence has
+            b"\xC0\x80",                 // an overlong form
+            b"\xF0\x9F\x98",             // a sequence cut short
+        ] {
+            for at in [0, 20, ascii.len()] {
+                let mut input = ascii.as_bytes().to_vec();
+                input.splice(at..at, item.iter().copied());
+                wtf8.push(input);
+            }
+            // At the very end.
+            wtf8.push([&b"\xE5\xAD\x97\xCE\xB1 "[..], item].concat());
+        }
+        let mut utf16: Vec<Vec<u16>> = Vec::new();
+        for text in &wtf8 {
+            if let Ok(text) = core::str::from_utf8(text) {
+                utf16.push(text.encode_utf16().collect());
+            }
+        }
+        let mut lone: Vec<u16> = ascii.encode_utf16().collect();
+        lone[10] = 0xD800; // a lead, then ASCII
+        lone[20] = 0xDC00; // a trail alone
+        utf16.push(lone.clone());
+        lone.push(0xDBFF); // a lead that ends the input
+        utf16.push(lone);
+        if !cfg!(miri) {
+            let all = wtf8.concat();
+            wtf8.push(all.repeat(20));
+            let all = utf16.concat();
+            utf16.push(all.repeat(20));
+        }
+        /// A vector of `old` with room for `more`, the room holding stale
+        /// copies of `stale`.
+        fn stale_vector<T: Copy>(old: &[T], stale: T, more: usize) -> Vec<T> {
+            let mut vector = Vec::with_capacity(old.len() + more);
+            vector.resize(vector.capacity(), stale);
+            vector.truncate(old.len());
+            vector.copy_from_slice(old);
+            vector
+        }
+        for input in &wtf8 {
+            for policy in [Policy::Strict, Policy::Replace] {
+                let mut into = vec![0x5A5Au16; input.len()];
+                let p = wtf8_to_utf16_into(input, policy, &mut into, true);
+                let mut vector = stale_vector(&[0x41, 0xD800, 0x42], 0xBEEF, input.len() + 8);
+                let result = wtf8_to_utf16(input, policy, &mut vector);
+                assert_eq!(result, p.result.map(drop), "{input:02X?} {policy:?}");
+                assert_eq!(vector[..3], [0x41, 0xD800, 0x42]);
+                assert_eq!(vector[3..], into[..p.written], "{input:02X?} {policy:?}");
+                // Into room never written (which Miri tells from stale).
+                let mut fresh = Vec::new();
+                assert_eq!(wtf8_to_utf16(input, policy, &mut fresh), result);
+                assert_eq!(fresh, into[..p.written]);
+            }
+        }
+        for input in &utf16 {
+            let mut into = vec![0x5Au8; 3 * input.len()];
+            let p = utf16_to_wtf8_into(input, &mut into, true);
+            assert_eq!((p.read, p.result), (input.len(), Ok(Status::InputEmpty)));
+            let mut vector = stale_vector(b"xyz", 0xEE, 3 * input.len() + 8);
+            utf16_to_wtf8(input, &mut vector);
+            assert_eq!(vector[..3], *b"xyz");
+            assert_eq!(vector[3..], into[..p.written], "{input:04X?}");
+            let mut fresh = Vec::new();
+            utf16_to_wtf8(input, &mut fresh);
+            assert_eq!(fresh, into[..p.written]);
+        }
     }
 
     /// The widths of scan this CPU can run.

@@ -25,6 +25,8 @@
 //! On x86-64 with the AVX2 or AVX-512 kernel active; elsewhere, and under
 //! the scalar and SSE4.2 kernels, it converts nothing.
 
+use core::mem::MaybeUninit;
+
 use crate::cpu::Level;
 use crate::dispatch::level;
 
@@ -45,7 +47,7 @@ pub(super) const STEP: usize = 16;
 /// `src` has bytes (past those written it may hold scratch). Returns the
 /// bytes read, whole sequences, and the units written.
 #[inline]
-pub(super) fn to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+pub(super) fn to_utf16(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
     match level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` found AVX2 on this CPU (AVX-512 implies it).
@@ -62,7 +64,7 @@ pub(super) fn to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
 /// formed wherever it stands, so the caller need not have checked `src`.
 /// Returns the bytes read, as many as the units written.
 #[inline]
-pub(super) fn ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+pub(super) fn ascii_to_utf16(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
     match level() {
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 | Level::Avx512 | Level::Vbmi => {
@@ -93,6 +95,7 @@ pub(crate) static COUNT: [u8; 256] = {
 pub(super) mod x86 {
     use super::COUNT;
     use core::arch::x86_64::*;
+    use core::mem::MaybeUninit;
 
     /// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
     /// byte shuffle that moves them, in order, to the front of a vector.
@@ -147,7 +150,12 @@ pub(super) mod x86 {
     /// it starts between two sequences.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn ascii_run(src: &[u8], dst: &mut [u16], i: usize, w: usize) -> (usize, usize) {
+    pub(super) fn ascii_run(
+        src: &[u8],
+        dst: &mut [MaybeUninit<u16>],
+        i: usize,
+        w: usize,
+    ) -> (usize, usize) {
         let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
             return (i, w);
         };
@@ -229,9 +237,9 @@ pub(super) mod x86 {
         unsafe fn store_ten(units: __m256i, q: *mut Self);
     }
 
-    impl Unit for u16 {
+    impl Unit for MaybeUninit<u16> {
         #[inline(always)]
-        unsafe fn store_ten(units: __m256i, q: *mut u16) {
+        unsafe fn store_ten(units: __m256i, q: *mut MaybeUninit<u16>) {
             // SAFETY: 8 units at `q` and 8 at `q + 5`, within the 13 the
             // caller promises; AVX2 is its promise too.
             unsafe {
@@ -288,7 +296,7 @@ pub(super) mod x86 {
 
     /// [`super::to_utf16`] with AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) fn to_utf16_avx2(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    pub(super) fn to_utf16_avx2(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
         let (mut i, mut w) = (0, 0);
         let (cont_bits, cont, above_e) = (
             _mm_set1_epi8(0xC0u8 as i8),

@@ -8,6 +8,8 @@
 //! sequence that is not whole in the part it was given), which then
 //! converts that one item and reports any error exactly.
 
+use core::mem::MaybeUninit;
+
 use super::corrected_simd::{Blocks, Stop, Way, BLOCK};
 use crate::decode::is_lead;
 use crate::decode::{combine, corrected_offset};
@@ -130,25 +132,25 @@ fn has_zero(x: u64) -> bool {
 
 /// Writes `value` in `len` (2 to 4) bytes of the UTF-8 layout at `dst[..len]`.
 #[inline(always)]
-pub(super) fn put(dst: &mut [u8], value: u32, len: usize) {
+pub(super) fn put(dst: &mut [MaybeUninit<u8>], value: u32, len: usize) {
     match len {
         2 => {
             let d = &mut dst[..2];
-            d[0] = 0xC0 | (value >> 6) as u8;
-            d[1] = 0x80 | (value & 0x3F) as u8;
+            d[0].write(0xC0 | (value >> 6) as u8);
+            d[1].write(0x80 | (value & 0x3F) as u8);
         }
         3 => {
             let d = &mut dst[..3];
-            d[0] = 0xE0 | (value >> 12) as u8;
-            d[1] = 0x80 | ((value >> 6) & 0x3F) as u8;
-            d[2] = 0x80 | (value & 0x3F) as u8;
+            d[0].write(0xE0 | (value >> 12) as u8);
+            d[1].write(0x80 | ((value >> 6) & 0x3F) as u8);
+            d[2].write(0x80 | (value & 0x3F) as u8);
         }
         _ => {
             let d = &mut dst[..4];
-            d[0] = 0xF0 | (value >> 18) as u8;
-            d[1] = 0x80 | ((value >> 12) & 0x3F) as u8;
-            d[2] = 0x80 | ((value >> 6) & 0x3F) as u8;
-            d[3] = 0x80 | (value & 0x3F) as u8;
+            d[0].write(0xF0 | (value >> 18) as u8);
+            d[1].write(0x80 | ((value >> 12) & 0x3F) as u8);
+            d[2].write(0x80 | ((value >> 6) & 0x3F) as u8);
+            d[3].write(0x80 | (value & 0x3F) as u8);
         }
     }
 }
@@ -864,7 +866,7 @@ fn items<const F: u8, const T: u8>(
 /// surrogate unless it ends the input (and does not start right after
 /// one), into UTF-16 at the start of `dst`, which has at least `src.len()`
 /// units. Returns the units written.
-pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
     let dst = &mut dst[..src.len()];
     let (mut i, mut w) = (0, 0);
     let vectors = super::bmp_simd::available();
@@ -887,14 +889,14 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
                 let block: [u8; 8] = chunk.try_into().expect("8 bytes");
                 if u64::from_le_bytes(block) & HIGH == 0 {
                     for (unit, &b) in units.iter_mut().zip(&block) {
-                        *unit = u16::from(b);
+                        unit.write(u16::from(b));
                     }
                     i += 8;
                     w += 8;
                     continue;
                 }
             }
-            dst[w] = u16::from(b0);
+            dst[w].write(u16::from(b0));
             i += 1;
             w += 1;
             continue;
@@ -908,22 +910,24 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
                     if x & 0xC0E0_C0E0 != 0x80C0_80C0 {
                         break;
                     }
-                    units[0] = ((x & 0x1F) << 6 | (x >> 8 & 0x3F)) as u16;
-                    units[1] = ((x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F)) as u16;
+                    units[0].write(((x & 0x1F) << 6 | (x >> 8 & 0x3F)) as u16);
+                    units[1].write(((x >> 16 & 0x1F) << 6 | (x >> 24 & 0x3F)) as u16);
                     i += 4;
                     w += 2;
                 }
                 if src.get(i).is_some_and(|&b| (0xC0..0xE0).contains(&b)) {
-                    dst[w] = u16::from(src[i] & 0x1F) << 6 | u16::from(src[i + 1] & 0x3F);
+                    dst[w].write(u16::from(src[i] & 0x1F) << 6 | u16::from(src[i + 1] & 0x3F));
                     i += 2;
                     w += 1;
                 }
             }
             0xE0..=0xEF => {
                 let s = &src[i..i + 3];
-                dst[w] = u16::from(b0 & 0x0F) << 12
-                    | u16::from(s[1] & 0x3F) << 6
-                    | u16::from(s[2] & 0x3F);
+                dst[w].write(
+                    u16::from(b0 & 0x0F) << 12
+                        | u16::from(s[1] & 0x3F) << 6
+                        | u16::from(s[2] & 0x3F),
+                );
                 i += 3;
                 w += 1;
             }
@@ -941,8 +945,8 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
                     | u32::from(s[3] & 0x3F);
                 let offset = cp - 0x1_0000;
                 let units = &mut dst[w..w + 2];
-                units[0] = 0xD800 | (offset >> 10) as u16;
-                units[1] = 0xDC00 | (offset & 0x3FF) as u16;
+                units[0].write(0xD800 | (offset >> 10) as u16);
+                units[1].write(0xDC00 | (offset & 0x3FF) as u16);
                 i += 4;
                 w += 2;
             }
@@ -958,7 +962,11 @@ pub(super) fn wtf8_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// the scalar one only the bytes of each unit). A lead surrogate that
 /// ends `src` is converted alone only when `last`; otherwise it is left.
 /// Returns the units read and the bytes written.
-pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, usize) {
+pub(super) fn utf16_to_wtf8(
+    src: &[u16],
+    dst: &mut [MaybeUninit<u8>],
+    last: bool,
+) -> (usize, usize) {
     let (mut i, mut w) = (0, 0);
     let level = crate::dispatch::level();
     let vectors = super::utf16_simd::available(level);
@@ -987,14 +995,14 @@ pub(super) fn utf16_to_wtf8(src: &[u16], dst: &mut [u8], last: bool) -> (usize, 
             if let (Some(chunk), Some(bytes)) = (src.get(i..i + 4), dst.get_mut(w..w + 4)) {
                 if chunk.iter().fold(0, |acc, &u| acc | u) < 0x80 {
                     for (b, &u) in bytes.iter_mut().zip(chunk) {
-                        *b = u as u8;
+                        b.write(u as u8);
                     }
                     i += 4;
                     w += 4;
                     continue;
                 }
             }
-            dst[w] = unit as u8;
+            dst[w].write(unit as u8);
             i += 1;
             w += 1;
             continue;

@@ -18,6 +18,8 @@
 //! for UTF-16, AVX-512 F/BW (16 characters a step). Elsewhere, and under
 //! the scalar and SSE4.2 kernels, they convert nothing.
 
+use core::mem::MaybeUninit;
+
 use crate::cpu::Level;
 use crate::dispatch::level;
 
@@ -63,7 +65,7 @@ pub(super) fn four_to_pairs(src: &[u8], dst: &mut [u8]) -> (usize, usize) {
 /// into UTF-16 surrogate pairs at the start of `dst`, whole blocks at a
 /// time. Returns the bytes read and the units written.
 #[inline]
-pub(super) fn four_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+pub(super) fn four_to_utf16(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
     match level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` found AVX-512 F and BW on this CPU.
@@ -81,6 +83,7 @@ pub(super) fn four_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
+    use core::mem::MaybeUninit;
 
     /// 32-bit lanes of a vector, with the few operations the conversions
     /// need. Only made by the `unsafe` constructors, whose contract is
@@ -457,7 +460,7 @@ mod x86 {
     /// [`super::four_to_utf16`] with AVX2: 8 forms (32 bytes) into 16
     /// units a step.
     #[target_feature(enable = "avx2")]
-    pub(super) fn four_to_utf16_avx2(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    pub(super) fn four_to_utf16_avx2(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
         // SAFETY: this function is compiled for AVX2, which its caller
         // found.
         unsafe { four_to_utf16_with::<W256>(src, dst) }
@@ -469,7 +472,10 @@ mod x86 {
     /// # Safety
     /// The CPU must have `V`'s instructions.
     #[inline(always)]
-    unsafe fn four_to_utf16_with<V: Lanes>(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    unsafe fn four_to_utf16_with<V: Lanes>(
+        src: &[u8],
+        dst: &mut [MaybeUninit<u16>],
+    ) -> (usize, usize) {
         let (mut i, mut w) = (0, 0);
         let units = V::BYTES / 2;
         while let (Some(chunk), Some(out)) = (src.get(i..i + V::BYTES), dst.get_mut(w..w + units)) {
@@ -599,7 +605,7 @@ mod x86 {
     /// [`super::four_to_utf16`] with AVX-512: 16 forms (64 bytes) into 32
     /// units a step.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) fn four_to_utf16_avx512(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    pub(super) fn four_to_utf16_avx512(src: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
         // SAFETY: this function is compiled for AVX-512 F and BW, which its
         // caller found.
         unsafe { four_to_utf16_with::<W512>(src, dst) }

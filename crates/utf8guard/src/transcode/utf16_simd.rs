@@ -17,6 +17,8 @@
 //! On x86-64 with the AVX2 or AVX-512 kernel active; elsewhere, and under
 //! the scalar and SSE4.2 kernels, it converts nothing.
 
+use core::mem::MaybeUninit;
+
 use crate::cpu::Level;
 
 /// Whether [`to_utf8`] converts anything at `level` (the machine's, with
@@ -41,7 +43,7 @@ const ROOM: usize = 64;
 /// scratch). `level` is [`crate::dispatch::level`]'s answer. Returns
 /// the units read and the bytes written.
 #[inline]
-pub(super) fn to_utf8(level: Level, src: &[u16], dst: &mut [u8]) -> (usize, usize) {
+pub(super) fn to_utf8(level: Level, src: &[u16], dst: &mut [MaybeUninit<u8>]) -> (usize, usize) {
     match level {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` (from `dispatch::level`) found AVX2 on this CPU
@@ -91,6 +93,7 @@ pub(super) mod x86 {
     use super::super::bmp_simd::COUNT;
     use super::{ROOM, STEP};
     use core::arch::x86_64::*;
+    use core::mem::MaybeUninit;
 
     /// For each set of eight 16-bit lanes holding one byte (bit `k`: lane
     /// `k`; the others hold two), the byte shuffle that packs the lanes'
@@ -295,7 +298,7 @@ pub(super) mod x86 {
     /// `i` and `w`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn ascii_run(src: &[u16], dst: &mut [u8], i: usize, w: usize) -> (usize, usize) {
+    fn ascii_run(src: &[u16], dst: &mut [MaybeUninit<u8>], i: usize, w: usize) -> (usize, usize) {
         let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
             return (i, w);
         };
@@ -324,12 +327,12 @@ pub(super) mod x86 {
 
     /// [`super::to_utf8`] with AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) fn to_utf8_avx2(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
+    pub(super) fn to_utf8_avx2(src: &[u16], dst: &mut [MaybeUninit<u8>]) -> (usize, usize) {
         let (mut i, mut w) = (0, 0);
         while let (Some(chunk), Some(out)) = (src.get(i..i + STEP), dst.get_mut(w..w + ROOM)) {
             // SAFETY: `chunk` is 16 readable units, 32 bytes.
             let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-            let q = out.as_mut_ptr();
+            let q: *mut u8 = out.as_mut_ptr().cast();
             if _mm256_testz_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)) == 1 {
                 // All ASCII.
                 let bytes =
