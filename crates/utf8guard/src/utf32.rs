@@ -13,10 +13,13 @@
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
+use core::mem::MaybeUninit;
 
 use crate::ascii;
 use crate::encode::EncodeError;
-use crate::transcode::{Cause, Policy, Progress, Status, TranscodeError};
+#[cfg(feature = "alloc")]
+use crate::transcode::append;
+use crate::transcode::{as_room, Cause, Policy, Progress, Status, TranscodeError};
 use crate::utf8_input::{self, Convert, Stop};
 
 /// UTF-8 into UTF-32, for [`utf8_input::convert`].
@@ -27,11 +30,13 @@ struct ToUtf32 {
 }
 
 impl Convert for ToUtf32 {
-    type Unit = u32;
-    const REPLACEMENT: u32 = 0xFFFD;
+    // Room that may be uninitialized: the vector form writes into spare
+    // capacity.
+    type Unit = MaybeUninit<u32>;
+    const REPLACEMENT: MaybeUninit<u32> = MaybeUninit::new(0xFFFD);
 
     #[inline]
-    fn valid(&self, src: &[u8], dst: &mut [u32]) -> (usize, usize, Stop) {
+    fn valid(&self, src: &[u8], dst: &mut [MaybeUninit<u32>]) -> (usize, usize, Stop) {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only where the CPU has AVX2
@@ -46,7 +51,7 @@ impl Convert for ToUtf32 {
 /// inline into it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn valid_avx2(src: &[u8], dst: &mut [u32]) -> (usize, usize, Stop) {
+fn valid_avx2(src: &[u8], dst: &mut [MaybeUninit<u32>]) -> (usize, usize, Stop) {
     // A closure in a `#[target_feature]` function has its features: the
     // call is safe and inlined.
     valid_loop(src, dst, |src, dst, r, w| {
@@ -61,8 +66,8 @@ fn valid_avx2(src: &[u8], dst: &mut [u32]) -> (usize, usize, Stop) {
 #[inline(always)]
 fn valid_loop(
     src: &[u8],
-    dst: &mut [u32],
-    mut vector: impl FnMut(&[u8], &mut [u32], usize, usize) -> (usize, usize),
+    dst: &mut [MaybeUninit<u32>],
+    mut vector: impl FnMut(&[u8], &mut [MaybeUninit<u32>], usize, usize) -> (usize, usize),
 ) -> (usize, usize, Stop) {
     let (mut r, mut w) = (0, 0);
     // Where the vector steps are tried again: they stop only near the
@@ -84,7 +89,7 @@ fn valid_loop(
                 (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
             {
                 for (unit, &b) in units.iter_mut().zip(block) {
-                    *unit = u32::from(b);
+                    unit.write(u32::from(b));
                 }
                 r += n;
                 w += n;
@@ -95,11 +100,11 @@ fn valid_loop(
             return (r, w, Stop::Full);
         };
         if b < 0x80 {
-            *unit = u32::from(b);
+            unit.write(u32::from(b));
             r += 1;
         } else {
             let (cp, len) = utf8_input::decode_valid(&src[r..]);
-            *unit = cp;
+            unit.write(cp);
             r += len;
         }
         w += 1;
@@ -132,11 +137,13 @@ pub fn utf8_to_utf32(
     policy: Policy,
     out: &mut Vec<u32>,
 ) -> Result<(), TranscodeError> {
-    // Never more units than bytes.
-    let len = out.len();
-    out.resize(len + input.len(), 0);
-    let progress = utf8_to_utf32_into(input, policy, &mut out[len..], true);
-    out.truncate(len + progress.written);
+    // Never more units than bytes. Into the vector's spare capacity, not
+    // zeroed first (docs/TUNING.md, "UTF-8 to UTF-16 into a vector,
+    // zeroed by chunks").
+    let progress = append(out, input.len(), |room| {
+        let progress = utf8_to_utf32_with(input, policy, room, true, vectors());
+        (progress, progress.written)
+    });
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -169,7 +176,7 @@ pub fn utf8_to_utf32_into(
     output: &mut [u32],
     last: bool,
 ) -> Progress {
-    utf8_to_utf32_with(input, policy, output, last, vectors())
+    utf8_to_utf32_with(input, policy, as_room(output), last, vectors())
 }
 
 /// Whether the AVX2 steps run: with the AVX2 or AVX-512 kernel active
@@ -180,11 +187,12 @@ fn vectors() -> bool {
 }
 
 /// [`utf8_to_utf32_into`], with the AVX2 steps if `avx2` and the CPU has
-/// AVX2 (on x86-64).
+/// AVX2 (on x86-64), into room that may be uninitialized: it writes the
+/// units it counts as written, in order, and may store scratch after them.
 fn utf8_to_utf32_with(
     input: &[u8],
     policy: Policy,
-    output: &mut [u32],
+    output: &mut [MaybeUninit<u32>],
     last: bool,
     avx2: bool,
 ) -> Progress {
@@ -243,10 +251,11 @@ pub fn utf32_to_utf8(
     policy: Policy,
     out: &mut Vec<u8>,
 ) -> Result<(), TranscodeError> {
-    let len = out.len();
-    out.resize(len + utf8_len_from_utf32(input), 0);
-    let progress = utf32_to_utf8_into(input, policy, &mut out[len..]);
-    out.truncate(len + progress.written);
+    // Into the vector's spare capacity, not zeroed first.
+    let progress = append(out, utf8_len_from_utf32(input), |room| {
+        let progress = utf32_to_utf8_with(input, policy, room, vectors());
+        (progress, progress.written)
+    });
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -279,13 +288,19 @@ fn ascii_units(src: &[u32], at: usize) -> Option<&[u32; NARROW_BLOCK]> {
 /// assert_eq!(&bytes, "a€".as_bytes());
 /// ```
 pub fn utf32_to_utf8_into(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
-    utf32_to_utf8_with(input, policy, output, vectors())
+    utf32_to_utf8_with(input, policy, as_room(output), vectors())
 }
 
 /// [`utf32_to_utf8_into`], with the AVX2 steps if `avx2` and the CPU has
-/// AVX2 (on x86-64).
+/// AVX2 (on x86-64), into room that may be uninitialized: it writes the
+/// bytes it counts as written, in order, and may store scratch after them.
 #[inline]
-fn utf32_to_utf8_with(input: &[u32], policy: Policy, output: &mut [u8], avx2: bool) -> Progress {
+fn utf32_to_utf8_with(
+    input: &[u32],
+    policy: Policy,
+    output: &mut [MaybeUninit<u8>],
+    avx2: bool,
+) -> Progress {
     #[cfg(target_arch = "x86_64")]
     if avx2 && crate::cpu::has_avx2() {
         // SAFETY: the CPU has AVX2.
@@ -299,7 +314,7 @@ fn utf32_to_utf8_with(input: &[u32], policy: Policy, output: &mut [u8], avx2: bo
 /// steps inline into it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn to_utf8_avx2(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
+fn to_utf8_avx2(input: &[u32], policy: Policy, output: &mut [MaybeUninit<u8>]) -> Progress {
     // A closure in a `#[target_feature]` function has its features: the
     // call is safe and inlined.
     to_utf8_loop(input, policy, output, |src, dst, i, w| {
@@ -316,8 +331,8 @@ fn to_utf8_avx2(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
 fn to_utf8_loop(
     input: &[u32],
     policy: Policy,
-    output: &mut [u8],
-    mut vector: impl FnMut(&[u32], &mut [u8], usize, usize) -> (usize, usize),
+    output: &mut [MaybeUninit<u8>],
+    mut vector: impl FnMut(&[u32], &mut [MaybeUninit<u8>], usize, usize) -> (usize, usize),
 ) -> Progress {
     let (mut i, mut w) = (0, 0);
     // Where the vector steps are tried again: after a block they stopped
@@ -338,7 +353,7 @@ fn to_utf8_loop(
                 (ascii_units(input, i), output.get_mut(w..w + NARROW_BLOCK))
             {
                 for (b, &u) in bytes.iter_mut().zip(units) {
-                    *b = u as u8;
+                    b.write(u as u8);
                 }
                 i += NARROW_BLOCK;
                 w += NARROW_BLOCK;
@@ -367,10 +382,11 @@ fn to_utf8_loop(
         let (form, len) = utf8_form(value);
         // With room for 4 bytes, one fixed-size store (the bytes past the
         // form are overwritten by what follows, or left past `written`).
+        let bytes = form.to_le_bytes().map(MaybeUninit::new);
         if let Some(dst) = output.get_mut(w..w + 4) {
-            dst.copy_from_slice(&form.to_le_bytes());
+            dst.copy_from_slice(&bytes);
         } else if let Some(dst) = output.get_mut(w..w + len) {
-            dst.copy_from_slice(&form.to_le_bytes()[..len]);
+            dst.copy_from_slice(&bytes[..len]);
         } else {
             break Status::OutputFull;
         }
@@ -422,8 +438,8 @@ mod tests {
     ) -> (Progress, Vec<u32>) {
         let mut scalar = vec![0u32; room];
         let mut vector = vec![0xAAAA_AAAAu32; room];
-        let s = utf8_to_utf32_with(input, policy, &mut scalar, last, false);
-        let v = utf8_to_utf32_with(input, policy, &mut vector, last, true);
+        let s = utf8_to_utf32_with(input, policy, as_room(&mut scalar), last, false);
+        let v = utf8_to_utf32_with(input, policy, as_room(&mut vector), last, true);
         assert_eq!(s, v, "{input:02X?} {policy:?} room {room} last {last}");
         assert_eq!(
             scalar[..s.written],
@@ -503,7 +519,8 @@ mod tests {
 
     /// A few inputs of each kind, short enough for Miri, which checks each
     /// vector load and store against the slice it is in: tight output,
-    /// and input that ends right after a step.
+    /// and input that ends right after a step; and the vector forms, with
+    /// errors too, which Miri checks write every unit they keep.
     #[test]
     fn vectors_stay_within_their_slices() {
         for text in [
@@ -521,7 +538,58 @@ mod tests {
                     let units: Vec<u32> = text.chars().map(u32::from).collect();
                     check_to_utf8(&units);
                 }
+                let mut units: Vec<u32> = String::from_utf8_lossy(input)
+                    .chars()
+                    .map(u32::from)
+                    .collect();
+                check_vec_forms(input, &units);
+                // Units with no UTF-8 form, an ill-formed sequence.
+                for (bad, item) in [(0xD800, &b"\xFF"[..]), (0x11_0000, b"\xED\xA0\x80")] {
+                    let at = units.len() / 2;
+                    units.insert(at, bad);
+                    let bytes = [&input[..end / 2], item, &input[end / 2..]].concat();
+                    check_vec_forms(&bytes, &units);
+                }
             }
+        }
+    }
+
+    /// The vector forms append what the `_into` forms write, at each
+    /// policy: to a vector whose spare capacity holds stale values, and to
+    /// a new one, whose room Miri knows uninitialized (it reports any read
+    /// of a unit not written).
+    fn check_vec_forms(bytes: &[u8], units: &[u32]) {
+        /// A vector of `old` with room for `more`, the room holding stale
+        /// copies of `stale`.
+        fn stale_vector<T: Copy>(old: &[T], stale: T, more: usize) -> Vec<T> {
+            let mut vector = Vec::with_capacity(old.len() + more);
+            vector.resize(vector.capacity(), stale);
+            vector.truncate(old.len());
+            vector.copy_from_slice(old);
+            vector
+        }
+        for policy in [Policy::Strict, Policy::Replace] {
+            let mut into = vec![0x5A5Au32; bytes.len()];
+            let p = utf8_to_utf32_into(bytes, policy, &mut into, true);
+            let mut stale = stale_vector(&[0x41, 0xE9], 0xBEEF, bytes.len() + 8);
+            let result = utf8_to_utf32(bytes, policy, &mut stale);
+            assert_eq!(result, p.result.map(drop), "{bytes:02X?} {policy:?}");
+            assert_eq!(stale[..2], [0x41, 0xE9]);
+            assert_eq!(stale[2..], into[..p.written], "{bytes:02X?} {policy:?}");
+            let mut fresh = Vec::new();
+            assert_eq!(utf8_to_utf32(bytes, policy, &mut fresh), result);
+            assert_eq!(fresh, into[..p.written]);
+
+            let mut into = vec![0x5Au8; 4 * units.len()];
+            let p = utf32_to_utf8_into(units, policy, &mut into);
+            let mut stale = stale_vector(b"xy", 0xEE, 4 * units.len() + 8);
+            let result = utf32_to_utf8(units, policy, &mut stale);
+            assert_eq!(result, p.result.map(drop), "{units:X?} {policy:?}");
+            assert_eq!(stale[..2], *b"xy");
+            assert_eq!(stale[2..], into[..p.written], "{units:X?} {policy:?}");
+            let mut fresh = Vec::new();
+            assert_eq!(utf32_to_utf8(units, policy, &mut fresh), result);
+            assert_eq!(fresh, into[..p.written]);
         }
     }
 
@@ -610,8 +678,8 @@ mod tests {
     fn both_to_utf8(input: &[u32], policy: Policy, room: usize) -> (Progress, Vec<u8>) {
         let mut scalar = vec![0u8; room];
         let mut vector = vec![0xAAu8; room];
-        let s = utf32_to_utf8_with(input, policy, &mut scalar, false);
-        let v = utf32_to_utf8_with(input, policy, &mut vector, true);
+        let s = utf32_to_utf8_with(input, policy, as_room(&mut scalar), false);
+        let v = utf32_to_utf8_with(input, policy, as_room(&mut vector), true);
         assert_eq!(s, v, "{input:X?} {policy:?} room {room}");
         assert_eq!(
             scalar[..s.written],

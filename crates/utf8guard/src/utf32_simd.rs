@@ -25,6 +25,7 @@
 //! per four lanes looked up by their lengths.
 
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 use crate::transcode::{bmp_units, three_byte_run, COUNT, KEEP16};
 
@@ -94,7 +95,12 @@ fn keep_both(lo: __m256i, hi: __m256i, low: u32, high: u32, n_low: usize) -> __m
 /// returns how many.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store_kept(out: &mut [u32; FROM_UTF8_ROOM], lo: __m256i, hi: __m256i, starts: u32) -> usize {
+fn store_kept(
+    out: &mut [MaybeUninit<u32>; FROM_UTF8_ROOM],
+    lo: __m256i,
+    hi: __m256i,
+    starts: u32,
+) -> usize {
     let (low, high) = (starts & 0xFF, starts >> 8 & 0xFF);
     let n_low = usize::from(COUNT[low as usize]);
     let q = out.as_mut_ptr();
@@ -114,7 +120,12 @@ fn store_kept(out: &mut [u32; FROM_UTF8_ROOM], lo: __m256i, hi: __m256i, starts:
 /// `dst` may hold scratch.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usize, usize) {
+pub(crate) fn from_utf8(
+    src: &[u8],
+    dst: &mut [MaybeUninit<u32>],
+    i: usize,
+    w: usize,
+) -> (usize, usize) {
     let (mut i, mut w) = (i, w);
     let cont_bits = _mm_set1_epi8(0xC0u8 as i8);
     let cont = _mm_set1_epi8(0x80u8 as i8);
@@ -124,7 +135,7 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
         dst.get_mut(w..w + FROM_UTF8_ROOM),
     ) {
         let chunk: &[u8; FROM_UTF8_READ] = chunk.try_into().expect("19 bytes");
-        let out: &mut [u32; FROM_UTF8_ROOM] = out.try_into().expect("16 units");
+        let out: &mut [MaybeUninit<u32>; FROM_UTF8_ROOM] = out.try_into().expect("16 units");
         let p = chunk.as_ptr();
         // SAFETY: `chunk` is 19 readable bytes, 16 at `p`.
         let x = unsafe { _mm_loadu_si128(p.cast()) };
@@ -254,7 +265,7 @@ pub(crate) fn from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usi
 /// `w`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn ascii_from_utf8(src: &[u8], dst: &mut [u32], i: usize, w: usize) -> (usize, usize) {
+fn ascii_from_utf8(src: &[u8], dst: &mut [MaybeUninit<u32>], i: usize, w: usize) -> (usize, usize) {
     let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
         return (i, w);
     };
@@ -497,7 +508,7 @@ fn narrow(a: __m256i, b: __m256i) -> __m256i {
 /// `w`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn ascii_to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize, usize) {
+fn ascii_to_utf8(src: &[u32], dst: &mut [MaybeUninit<u8>], i: usize, w: usize) -> (usize, usize) {
     let (Some(src), Some(dst)) = (src.get(i..), dst.get_mut(w..)) else {
         return (i, w);
     };
@@ -537,7 +548,12 @@ fn ascii_to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize, usi
 /// the bytes written, `dst` may hold scratch.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize, usize) {
+pub(crate) fn to_utf8(
+    src: &[u32],
+    dst: &mut [MaybeUninit<u8>],
+    i: usize,
+    w: usize,
+) -> (usize, usize) {
     let (mut i, mut w) = (i, w);
     while let (Some(chunk), Some(out)) = (
         src.get(i..i + TO_UTF8_READ),
@@ -551,7 +567,7 @@ pub(crate) fn to_utf8(src: &[u32], dst: &mut [u8], i: usize, w: usize) -> (usize
                 _mm256_loadu_si256(p.add(8).cast()),
             )
         };
-        let q = out.as_mut_ptr();
+        let q: *mut u8 = out.as_mut_ptr().cast();
         let any = _mm256_or_si256(a, b);
         if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7F)) == 1 {
             // ASCII: each unit is its byte.

@@ -249,9 +249,9 @@ pub(super) mod x86 {
         }
     }
 
-    impl Unit for u32 {
+    impl Unit for MaybeUninit<u32> {
         #[inline(always)]
-        unsafe fn store_ten(units: __m256i, q: *mut u32) {
+        unsafe fn store_ten(units: __m256i, q: *mut MaybeUninit<u32>) {
             // SAFETY: as for `u16`, widened: 8 units at `q` and at `q + 5`.
             unsafe {
                 let low = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(units));
