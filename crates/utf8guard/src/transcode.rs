@@ -167,19 +167,28 @@ pub struct Progress {
 
 /// A caller's `slice` as room for the converters, which take room that
 /// may be uninitialized (a vector's spare capacity, not zeroed first).
-pub(crate) fn as_room<T: Copy>(slice: &mut [T]) -> &mut [MaybeUninit<T>] {
-    // SAFETY: `MaybeUninit<T>` has the layout of `T`. The crate's
-    // converters, the only users of the result, write only initialized
-    // values through it, so `slice` holds only initialized values after.
+///
+/// # Safety
+///
+/// Only initialized values may be written through the result (as the
+/// crate's converters do): `slice` must hold initialized values after.
+pub(crate) unsafe fn as_room<T: Copy>(slice: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`; what is written
+    // through it is initialized, the caller's promise.
     unsafe { &mut *(slice as *mut [T] as *mut [MaybeUninit<T>]) }
 }
 
 /// Appends to `out` what `convert` writes into `room` elements of its
-/// spare capacity: `convert` is one of the crate's converters, and returns
-/// its result and how many elements it wrote, the first ones of the room,
-/// each written (stores past them are scratch, not kept).
+/// spare capacity: `convert` returns its result and how many elements it
+/// wrote (stores past them are scratch, not kept).
+///
+/// # Safety
+///
+/// `convert` must have initialized the first elements of the room, as
+/// many as it says, in order and with no gap, on every path (an error's
+/// too): the crate's converters do.
 #[cfg(feature = "alloc")]
-pub(crate) fn append<T, R>(
+pub(crate) unsafe fn append<T, R>(
     out: &mut Vec<T>,
     room: usize,
     convert: impl FnOnce(&mut [MaybeUninit<T>]) -> (R, usize),
@@ -189,9 +198,8 @@ pub(crate) fn append<T, R>(
     let (result, written) = convert(&mut out.spare_capacity_mut()[..room]);
     assert!(written <= room);
     // SAFETY: the converter initialized the first `written` elements of
-    // the spare capacity, in order and with no gap (its contract: each
-    // element up to its count of units written, on every path, an error's
-    // too), and `written` is within the reserved room.
+    // the spare capacity (the caller's promise), and `written` is within
+    // the reserved room.
     unsafe { out.set_len(len + written) };
     result
 }
@@ -1015,10 +1023,13 @@ pub fn wtf8_to_utf16(
     // the vector's spare capacity: zeroing it first cost as much as the
     // conversion on ASCII (docs/TUNING.md, "UTF-8 to UTF-16 into a
     // vector, zeroed by chunks").
-    let progress = append(out, input.len(), |room| {
-        let progress = wtf8_to_utf16_room(input, policy, room, true);
-        (progress, progress.written)
-    });
+    // SAFETY: the converter writes each unit it counts, in order.
+    let progress = unsafe {
+        append(out, input.len(), |room| {
+            let progress = wtf8_to_utf16_room(input, policy, room, true);
+            (progress, progress.written)
+        })
+    };
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -1050,7 +1061,8 @@ pub fn wtf8_to_utf16_into(
     output: &mut [u16],
     last: bool,
 ) -> Progress {
-    wtf8_to_utf16_room(input, policy, as_room(output), last)
+    // SAFETY: the converter writes only units.
+    wtf8_to_utf16_room(input, policy, unsafe { as_room(output) }, last)
 }
 
 /// [`wtf8_to_utf16_into`] into room that may be uninitialized: it writes
@@ -1201,7 +1213,8 @@ pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
     // every step (docs/TUNING.md, "WTF-8 length bound", "UTF-16 to WTF-8
     // into a vector").
     let bound = utf16_simd::wtf8_len_bound(input);
-    let read = append(out, bound, |room| fast::utf16_to_wtf8(input, room, true));
+    // SAFETY: the converter writes each byte it counts, in order.
+    let read = unsafe { append(out, bound, |room| fast::utf16_to_wtf8(input, room, true)) };
     debug_assert_eq!(read, input.len());
 }
 
@@ -1224,7 +1237,8 @@ pub fn utf16_to_wtf8(input: &[u16], out: &mut Vec<u8>) {
 /// assert_eq!(&bytes[..5], b"\xF0\x9F\x98\x80b");
 /// ```
 pub fn utf16_to_wtf8_into(input: &[u16], output: &mut [u8], last: bool) -> Progress {
-    utf16_to_wtf8_room(input, as_room(output), last)
+    // SAFETY: the converter writes only bytes.
+    utf16_to_wtf8_room(input, unsafe { as_room(output) }, last)
 }
 
 /// [`utf16_to_wtf8_into`] into room that may be uninitialized: it writes

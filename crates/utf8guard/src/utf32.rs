@@ -140,10 +140,13 @@ pub fn utf8_to_utf32(
     // Never more units than bytes. Into the vector's spare capacity, not
     // zeroed first (docs/TUNING.md, "UTF-8 to UTF-16 into a vector,
     // zeroed by chunks").
-    let progress = append(out, input.len(), |room| {
-        let progress = utf8_to_utf32_with(input, policy, room, true, vectors());
-        (progress, progress.written)
-    });
+    // SAFETY: the converter writes each unit it counts, in order.
+    let progress = unsafe {
+        append(out, input.len(), |room| {
+            let progress = utf8_to_utf32_with(input, policy, room, true, vectors());
+            (progress, progress.written)
+        })
+    };
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -176,7 +179,8 @@ pub fn utf8_to_utf32_into(
     output: &mut [u32],
     last: bool,
 ) -> Progress {
-    utf8_to_utf32_with(input, policy, as_room(output), last, vectors())
+    // SAFETY: the converter writes only units.
+    utf8_to_utf32_with(input, policy, unsafe { as_room(output) }, last, vectors())
 }
 
 /// Whether the AVX2 steps run: with the AVX2 or AVX-512 kernel active
@@ -273,10 +277,13 @@ pub fn utf32_to_utf8(
     out: &mut Vec<u8>,
 ) -> Result<(), TranscodeError> {
     // Into the vector's spare capacity, not zeroed first.
-    let progress = append(out, utf8_len_from_utf32(input), |room| {
-        let progress = utf32_to_utf8_with(input, policy, room, vectors());
-        (progress, progress.written)
-    });
+    // SAFETY: the converter writes each byte it counts, in order.
+    let progress = unsafe {
+        append(out, utf8_len_from_utf32(input), |room| {
+            let progress = utf32_to_utf8_with(input, policy, room, vectors());
+            (progress, progress.written)
+        })
+    };
     debug_assert!(progress.result.is_err() || progress.read == input.len());
     progress.result.map(drop)
 }
@@ -309,7 +316,8 @@ fn ascii_units(src: &[u32], at: usize) -> Option<&[u32; NARROW_BLOCK]> {
 /// assert_eq!(&bytes, "a€".as_bytes());
 /// ```
 pub fn utf32_to_utf8_into(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
-    utf32_to_utf8_with(input, policy, as_room(output), vectors())
+    // SAFETY: the converter writes only bytes.
+    utf32_to_utf8_with(input, policy, unsafe { as_room(output) }, vectors())
 }
 
 /// [`utf32_to_utf8_into`], with the AVX2 steps if `avx2` and the CPU has
@@ -459,8 +467,10 @@ mod tests {
     ) -> (Progress, Vec<u32>) {
         let mut scalar = vec![0u32; room];
         let mut vector = vec![0xAAAA_AAAAu32; room];
-        let s = utf8_to_utf32_with(input, policy, as_room(&mut scalar), last, false);
-        let v = utf8_to_utf32_with(input, policy, as_room(&mut vector), last, true);
+        // SAFETY: the converters write only units.
+        let (scalar_room, vector_room) = unsafe { (as_room(&mut scalar), as_room(&mut vector)) };
+        let s = utf8_to_utf32_with(input, policy, scalar_room, last, false);
+        let v = utf8_to_utf32_with(input, policy, vector_room, last, true);
         assert_eq!(s, v, "{input:02X?} {policy:?} room {room} last {last}");
         assert_eq!(
             scalar[..s.written],
@@ -699,8 +709,10 @@ mod tests {
     fn both_to_utf8(input: &[u32], policy: Policy, room: usize) -> (Progress, Vec<u8>) {
         let mut scalar = vec![0u8; room];
         let mut vector = vec![0xAAu8; room];
-        let s = utf32_to_utf8_with(input, policy, as_room(&mut scalar), false);
-        let v = utf32_to_utf8_with(input, policy, as_room(&mut vector), true);
+        // SAFETY: the converters write only bytes.
+        let (scalar_room, vector_room) = unsafe { (as_room(&mut scalar), as_room(&mut vector)) };
+        let s = utf32_to_utf8_with(input, policy, scalar_room, false);
+        let v = utf32_to_utf8_with(input, policy, vector_room, true);
         assert_eq!(s, v, "{input:X?} {policy:?} room {room}");
         assert_eq!(
             scalar[..s.written],
