@@ -45,6 +45,17 @@ impl Convert for ToUtf32 {
         }
         valid_loop(src, dst, |_, _, r, w| (r, w))
     }
+
+    #[inline]
+    fn ascii(&self, src: &[u8], dst: &mut [MaybeUninit<u32>]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: as in `valid`.
+            return unsafe { crate::utf32_simd::ascii_prefix(src, dst) };
+        }
+        let _ = (src, dst);
+        0
+    }
 }
 
 /// [`valid_loop`] compiled for AVX2 as a whole, so that the vector steps

@@ -260,6 +260,13 @@ pub(crate) fn from_utf8(
     (i, w)
 }
 
+/// [`ascii_from_utf8`] from the starts of `src` and `dst`, for
+/// [`crate::utf8_input::Convert::ascii`]; returns the bytes read.
+#[target_feature(enable = "avx2")]
+pub(crate) fn ascii_prefix(src: &[u8], dst: &mut [MaybeUninit<u32>]) -> usize {
+    ascii_from_utf8(src, dst, 0, 0).0
+}
+
 /// Widens the ASCII bytes from `src[i..]` into `dst[w..]`, 32 at a time,
 /// while the next 32 are all ASCII and have room; returns the new `i` and
 /// `w`.

@@ -27,6 +27,16 @@ pub(crate) trait Convert {
     /// characters, into `dst`, one unit per character; returns the bytes
     /// read (whole characters), the units written and why it stopped.
     fn valid(&self, src: &[u8], dst: &mut [Self::Unit]) -> (usize, usize, Stop);
+
+    /// Converts a run of ASCII at the start of `src`, not validated (ASCII
+    /// is well formed anywhere), into `dst`, one unit a byte, if the
+    /// target has a vector loop for it; returns the bytes read. Called
+    /// before each window is validated, so that ASCII text is read once,
+    /// not validated and then converted. By default, none.
+    fn ascii(&self, src: &[u8], dst: &mut [Self::Unit]) -> usize {
+        let _ = (src, dst);
+        0
+    }
 }
 
 /// The first window the kernel checks: short, so that text with many errors
@@ -54,6 +64,9 @@ pub(crate) fn convert<C: Convert>(
     let mut error = None;
     let status = loop {
         if at == checked && error.is_none() {
+            let ascii = convert.ascii(&input[at..], &mut output[w..]);
+            at += ascii;
+            w += ascii;
             if at == input.len() {
                 break Status::InputEmpty;
             }
