@@ -51,7 +51,7 @@ use crate::kernel;
 
 mod bmp_simd;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use bmp_simd::x86::{bmp_units, three_byte_run, KEEP as KEEP16};
+pub(crate) use bmp_simd::x86::{bmp_units, leads_above_e0, three_byte_run, KEEP as KEEP16};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use bmp_simd::COUNT;
 mod corrected_simd;

@@ -27,7 +27,7 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use crate::transcode::{bmp_units, three_byte_run, COUNT, KEEP16};
+use crate::transcode::{bmp_units, leads_above_e0, three_byte_run, COUNT, KEEP16};
 
 /// For each set of eight 32-bit lanes to keep (bit `k`: lane `k`), the
 /// indexes of the kept lanes, in order, a nibble each (lowest first):
@@ -204,7 +204,7 @@ pub(crate) fn from_utf8(
             let n = n_low + usize::from(COUNT[high as usize]);
             // No ASCII and at most six sequences: likely 3-byte forms
             // only (CJK), whose runs go ten at a time.
-            if high_bits == 0xFFFF && n <= 6 {
+            if high_bits == 0xFFFF && n <= 6 && leads_above_e0(x, starts) {
                 (i, w) = three_byte_run(src, dst, i + 16, w + n);
                 continue;
             }

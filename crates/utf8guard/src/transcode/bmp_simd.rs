@@ -226,6 +226,18 @@ pub(super) mod x86 {
         ))
     }
 
+    /// Whether every byte of `x` that `starts` marks is `E1` or above: the
+    /// scripts of U+1000..U+FFFF (CJK, kana, Hangul), not those of
+    /// U+0800..U+0FFF (the Indic ones, written with spaces, whose words
+    /// seldom make a run of ten 3-byte forms). Only for a step without
+    /// ASCII (ASCII is above `E1` as a signed byte).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn leads_above_e0(x: __m128i, starts: u32) -> bool {
+        let above = _mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_set1_epi8(0xE0u8 as i8))) as u32;
+        above & starts == starts
+    }
+
     /// A code unit [`three_byte_run`] stores: UTF-16's, or UTF-32's.
     pub(crate) trait Unit: Sized {
         /// Stores the ten units of [`ten_three_byte_forms`] at `q`, and
@@ -369,7 +381,7 @@ pub(super) mod x86 {
             i += super::STEP;
             // No ASCII and at most six sequences: likely 3-byte forms
             // only (CJK), whose runs go ten at a time.
-            if high_bits == 0xFFFF && units <= 6 {
+            if high_bits == 0xFFFF && units <= 6 && leads_above_e0(x, starts) {
                 (i, w) = three_byte_run(src, dst, i, w);
             }
         }
