@@ -1300,6 +1300,17 @@ fn utf16_to_wtf8_room(input: &[u16], output: &mut [MaybeUninit<u8>], last: bool)
     }
 }
 
+/// A vector of `old` with room for `more`, the room holding stale copies
+/// of `stale`: the vector forms' tests append to it.
+#[cfg(all(test, feature = "alloc"))]
+pub(crate) fn stale_vector<T: Copy>(old: &[T], stale: T, more: usize) -> Vec<T> {
+    let mut vector = Vec::with_capacity(old.len() + more);
+    vector.resize(vector.capacity(), stale);
+    vector.truncate(old.len());
+    vector.copy_from_slice(old);
+    vector
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1404,15 +1415,6 @@ mod tests {
             wtf8.push(all.repeat(20));
             let all = utf16.concat();
             utf16.push(all.repeat(20));
-        }
-        /// A vector of `old` with room for `more`, the room holding stale
-        /// copies of `stale`.
-        fn stale_vector<T: Copy>(old: &[T], stale: T, more: usize) -> Vec<T> {
-            let mut vector = Vec::with_capacity(old.len() + more);
-            vector.resize(vector.capacity(), stale);
-            vector.truncate(old.len());
-            vector.copy_from_slice(old);
-            vector
         }
         for input in &wtf8 {
             for policy in [Policy::Strict, Policy::Replace] {

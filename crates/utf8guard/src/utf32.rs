@@ -601,15 +601,7 @@ mod tests {
     /// a new one, whose room Miri knows uninitialized (it reports any read
     /// of a unit not written).
     fn check_vec_forms(bytes: &[u8], units: &[u32]) {
-        /// A vector of `old` with room for `more`, the room holding stale
-        /// copies of `stale`.
-        fn stale_vector<T: Copy>(old: &[T], stale: T, more: usize) -> Vec<T> {
-            let mut vector = Vec::with_capacity(old.len() + more);
-            vector.resize(vector.capacity(), stale);
-            vector.truncate(old.len());
-            vector.copy_from_slice(old);
-            vector
-        }
+        use crate::transcode::stale_vector;
         for policy in [Policy::Strict, Policy::Replace] {
             let mut into = vec![0x5A5Au32; bytes.len()];
             let p = utf8_to_utf32_into(bytes, policy, &mut into, true);
