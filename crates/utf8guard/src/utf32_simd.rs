@@ -14,15 +14,20 @@
 //! into a 32-bit lane and keep those lanes with a `vpermd`, both halves'
 //! into one vector where they hold at most eight characters (text of
 //! 4-byte forms), so that only that vector is decoded. ASCII is
-//! widened as it is, 32 bytes at a time while it lasts.
+//! widened as it is, 32 bytes at a time while it lasts, and the ASCII that
+//! starts a window is widened before the kernel checks it. After a step of
+//! 3-byte forms with leads from `E1` up (CJK), runs of them go ten at a
+//! time, as into UTF-16.
 //!
 //! Into UTF-8, a step takes 16 units. Any surrogate or value above U+10FFFF
 //! stops the loop before the step, so that the exact scalar loop reports
-//! or replaces it. ASCII is packed (32 units at a time while it lasts);
-//! units all below U+0800 are narrowed to 16-bit lanes of one or two
-//! bytes; the others become 32-bit lanes of one to four bytes (the 4-byte
-//! forms computed only where a unit needs one), packed by a byte shuffle
-//! per four lanes looked up by their lengths.
+//! or replaces it. ASCII is packed (32 units at a time while it lasts).
+//! Steps of the Basic Multilingual Plane are narrowed to 16-bit lanes and
+//! take UTF-16's steps (one or two bytes a lane below U+0800, one to three
+//! otherwise), but for those of 3-byte forms only, packed by one fixed
+//! shuffle from 32-bit lanes. Steps beyond the plane become 32-bit lanes of
+//! one to four bytes, packed by a byte shuffle per four lanes looked up by
+//! their lengths.
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;

@@ -14,7 +14,10 @@
 //! the bytes before it, and the steps do not wait for each other: making
 //! the next step start after the last sequence ran at about half the
 //! speed.) A step with a 4-byte lead stops the loop (4-byte forms have
-//! their own loop, [`super::pairs_simd`]).
+//! their own loop, [`super::pairs_simd`]). After a step of 3-byte forms
+//! only, with leads from `E1` up (CJK, kana, Hangul), runs of them go 30
+//! bytes at a time, each form's bytes at fixed places
+//! ([`x86::three_byte_run`], which UTF-32 takes too).
 //!
 //! It makes `wtf8_to_utf16` faster than std's `encode_utf16` on every
 //! script, CJK and Hindi included (docs/TUNING.md, "WTF-8 to UTF-16 vector
