@@ -157,7 +157,7 @@ fn convert(
         Failure::Write(e) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Outcome::Closed
         }
-        Failure::Write(e) => trouble(format!("{out_name}: write error: {}", io_message(&e))),
+        Failure::Write(e) => trouble(crate::output::failure_message(&out_name, &e)),
     })
 }
 

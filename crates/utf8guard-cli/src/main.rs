@@ -9,6 +9,7 @@ mod auto;
 mod check;
 mod cli;
 mod convert;
+mod descriptors;
 mod family;
 mod hex;
 mod info;

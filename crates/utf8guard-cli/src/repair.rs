@@ -135,9 +135,8 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
         Err(Failure::Write(e)) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Err(RepairError::Closed)
         }
-        Err(Failure::Write(e)) => Err(RepairError::Message(format!(
-            "{out_name}: write error: {}",
-            io_message(&e)
+        Err(Failure::Write(e)) => Err(RepairError::Message(crate::output::failure_message(
+            &out_name, &e,
         ))),
     }
 }

@@ -6,24 +6,17 @@ use std::path::PathBuf;
 use clap::Args;
 use utf8guard::{Dialect, SingleByte};
 
-pub const ABOUT: &str = "\
+pub const ABOUT: &str = concat!(
+    "\
 Convert a file or standard input between the members of the UTF-8 family
 (CESU-8, Java's modified UTF-8, WTF-8, Corrected UTF-8, ...), UTF-16,
 UTF-32, Latin-1 and Windows-1252, any pair, streamed in constant memory.
-
-The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link, or standard input redirected from it, included),
-is refused before anything is written; so is a read-only OUT, unless
---force is given.
-A file OUT is written under a temporary name in its directory and renamed
-to OUT only once the whole input is converted, so OUT is never a half
-file: after an error (an input that cannot be converted, a read or write
-error) the temporary file is removed and an existing OUT is left as it was.
-(A run killed by a signal may leave the temporary file,
-.OUT.utf8guard-PID.tmp, beside OUT.) An OUT that exists and is not a
-regular file (a device such as /dev/null, a FIFO) is written directly.
 Standard output is written as the conversion goes: after an error it holds
-the conversion of what came before.";
+the conversion of what came before.
+
+",
+    writing_out!()
+);
 
 pub const AFTER: &str = "\
 Encodings (--from, --to), in any case:
@@ -125,11 +118,13 @@ pub struct ConvertArgs {
     /// Where to write [default: standard output]
     ///
     /// `-` is standard output. An existing file is replaced (once the
-    /// conversion is complete), unless it is the input or read-only.
+    /// conversion is complete), unless it is the input, read-only, or
+    /// this user may not replace it (see above).
     #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
 
-    /// Replace OUT even if it is read-only (as `cp --force` does)
+    /// Replace OUT even if it is read-only, when this user owns it (as
+    /// `cp --force` does)
     #[arg(long)]
     pub force: bool,
 }

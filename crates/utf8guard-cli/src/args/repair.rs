@@ -8,25 +8,18 @@ use utf8guard::Dialect;
 
 use crate::args::encoding::parse_encoding;
 
-pub const ABOUT: &str = "\
+pub const ABOUT: &str = concat!(
+    "\
 Write a copy of the input with every invalid sequence replaced: by default
 with U+FFFD, one per maximal subpart, exactly as Rust's
 String::from_utf8_lossy and the WHATWG Encoding Standard do; --replacement
-chooses another policy. Valid input is copied unchanged.
+chooses another policy. Valid input is copied unchanged. Large files are
+memory-mapped and standard input is read in chunks; either way the output
+is made in constant memory.
 
-The input is never modified: an OUT that is the input itself, under any name
-(a hard or symbolic link, or standard input redirected from it, included),
-is refused before anything is written; so is a read-only OUT, unless
---force is given. Large files are memory-mapped and standard input is read
-in chunks; either way the output is made in constant memory.
-
-A file OUT is written under a temporary name in its directory and renamed
-to OUT only once the whole input is repaired, so OUT is never a half file:
-after an error the temporary file is removed and an existing OUT is left
-as it was. (A run killed by a signal may leave the temporary file,
-.OUT.utf8guard-PID.tmp, beside OUT.) An OUT that exists and is not a
-regular file (a device such as /dev/null, a FIFO) is written directly, as
-standard output is, as the repair goes.";
+",
+    writing_out!()
+);
 
 pub const AFTER: &str = "\
 Exit status:
@@ -50,11 +43,13 @@ pub struct RepairArgs {
     /// Where to write the repaired text [default: standard output]
     ///
     /// `-` is standard output. An existing file is replaced (once the
-    /// repair is complete), unless it is the input or read-only.
+    /// repair is complete), unless it is the input, read-only, or this
+    /// user may not replace it (see above).
     #[arg(short, long, value_name = "OUT", verbatim_doc_comment)]
     pub output: Option<PathBuf>,
 
-    /// Replace OUT even if it is read-only (as `cp --force` does)
+    /// Replace OUT even if it is read-only, when this user owns it (as
+    /// `cp --force` does)
     #[arg(long)]
     pub force: bool,
 
