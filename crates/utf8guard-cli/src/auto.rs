@@ -103,6 +103,10 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
             let file;
             let (mut reader, ready): (Box<dyn Read>, Box<dyn Fn() -> bool>) = match input {
                 Input::Stdin => {
+                    // A closed descriptor is an error, not an empty input.
+                    if let Err(e) = crate::descriptors::check_open(0) {
+                        return failed(e);
+                    }
                     crate::pipe::widen(io::stdin());
                     let ready = || crate::stream::ready(&io::stdin());
                     (Box::new(io::stdin().lock()), Box::new(ready))
@@ -120,6 +124,12 @@ pub fn check(input: &Input, opts: &ScanOptions, progress: &Progress) -> Outcome 
                 Ok(head) => head,
                 Err(e) => return failed(e),
             };
+            // A short head is the whole input: reading the stream again
+            // would wait for a second end of input (a second Ctrl-D on a
+            // terminal).
+            if head.len() < MAGIC.len() {
+                reader = Box::new(io::empty());
+            }
             if let Some(found) = Wide::by_mark(&head) {
                 let mut reader = Cursor::new(head.clone()).chain(reader);
                 return wide(found, outcome, &mut reader);

@@ -25,7 +25,10 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
     if meta.is_dir() {
         return Outcome::failed(path, "is a directory".to_owned());
     }
-    if !meta.is_file() {
+    // Not a regular file, or one whose size says nothing (those of /proc
+    // report 0, and some are larger than memory): read as a stream, in
+    // constant memory.
+    if !meta.is_file() || meta.len() == 0 {
         crate::pipe::widen(&file);
         let ready = || crate::stream::ready(&file);
         return crate::stream::check_reader(&file, outcome, opts, progress, &ready);
@@ -39,17 +42,18 @@ pub fn check_path(path: &Path, opts: &ScanOptions, progress: &Progress) -> Outco
             return outcome;
         }
     }
-    // Small files, files that cannot be mapped, and files whose size says
-    // nothing (those of /proc report 0): read them whole.
+    // Small files and files that cannot be mapped: read them whole, up to
+    // the size they had when opened, as a mapping would (a file that grows
+    // while it is read cannot take all memory).
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    if let Err(e) = (&file).read_to_end(&mut bytes) {
+    if let Err(e) = (&file).take(meta.len()).read_to_end(&mut bytes) {
         progress.skip(meta.len());
         return Outcome::failed(path, format!("read error: {}", io_message(&e)));
     }
     outcome.scan(&bytes, opts, progress);
     if bytes.len() as u64 != meta.len() {
-        // The size changed while it was read, or was not the size (as in
-        // /proc): the bar was told `meta.len()`.
+        // The file shrank while it was read: the bar was told
+        // `meta.len()`.
         progress.skip(meta.len().saturating_sub(bytes.len() as u64));
     }
     outcome

@@ -23,6 +23,12 @@ pub fn run(args: &LintArgs) -> u8 {
     } else {
         &args.paths
     };
+    // A report to a descriptor that was closed would be lost (std writes
+    // to the /dev/null that stands in for it).
+    if let Err(e) = crate::descriptors::check_open(1) {
+        eprintln!("utf8guard: standard output: {}", io_message(&e));
+        return 2;
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut found, mut failed) = (false, false);
     for path in paths {
@@ -159,6 +165,8 @@ enum Failure {
 /// The input, opened, or why it cannot be.
 fn open(path: &Path) -> Result<Box<dyn Read>, String> {
     if path.as_os_str() == "-" {
+        // A closed descriptor is an error, not an empty input.
+        crate::descriptors::check_open(0).map_err(|e| io_message(&e))?;
         if io::stdin().is_terminal() {
             eprintln!("utf8guard: reading standard input (end it with Ctrl-D; --help for usage)");
         }

@@ -149,7 +149,9 @@ fn run_info() -> u8 {
     };
     // Not `print!`, which panics when stdout cannot be written.
     let mut out = io::stdout().lock();
-    let written = out.write_all(report.as_bytes()).and_then(|()| out.flush());
+    let written = descriptors::check_open(1)
+        .and_then(|()| out.write_all(report.as_bytes()))
+        .and_then(|()| out.flush());
     stdout_status(written, status)
 }
 
@@ -201,6 +203,13 @@ fn run_check(args: &CheckArgs) -> u8 {
         hints: matches!(mode, Mode::Text | Mode::Json),
     };
 
+    // A report to a descriptor that was closed would be lost: std writes
+    // it to the /dev/null that stands in for the descriptor.
+    if mode != Mode::Quiet {
+        if let Err(e) = descriptors::check_open(1) {
+            return usage_error(&format!("standard output: {}", io_message(&e)));
+        }
+    }
     let inputs = walk::collect(&args.paths, args.follow);
     let reads_stdin = inputs.list.iter().any(|i| matches!(i, Input::Stdin));
     let show_progress = !args.no_progress
@@ -312,7 +321,9 @@ fn run_check(args: &CheckArgs) -> u8 {
             opts.dialect,
         );
     }
-    if tally.failed > 0 {
+    // A report that could not be written is trouble, but no input's
+    // fault: the inputs' counts stay as they were.
+    if tally.failed > 0 || printer.closed {
         TROUBLE
     } else if tally.invalid > 0 {
         INVALID
@@ -485,12 +496,10 @@ impl<'a> Printer<'a> {
                 // lines): stop at once, without a message, but not with a
                 // status that claims the rest was checked.
                 self.closed = true;
-                self.tally.failed += 1;
                 false
             }
             Err(e) => {
                 self.closed = true;
-                self.tally.failed += 1;
                 eprintln!("utf8guard: cannot write the report: {}", io_message(&e));
                 false
             }

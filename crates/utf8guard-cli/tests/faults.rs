@@ -331,6 +331,34 @@ fn closed_standard_descriptors_are_errors() {
             "exec \"$0\" convert -f utf-8 -t cesu-8 --replace \"$1\" >&-",
             "utf8guard: standard output: Bad file descriptor\n",
         ),
+        (
+            "exec \"$0\" check -e auto <&-",
+            "utf8guard: -: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" lint <&-",
+            "utf8guard: -: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" check \"$1\" >&-",
+            "utf8guard: standard output: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" check --json \"$1\" >&-",
+            "utf8guard: standard output: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" lint \"$1\" >&-",
+            "utf8guard: standard output: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" info >&-",
+            "utf8guard: standard output: write error: Bad file descriptor\n",
+        ),
+        (
+            "exec \"$0\" repair \"$1\" -o /dev/stdout >&-",
+            "utf8guard: standard output: Bad file descriptor\n",
+        ),
     ] {
         let output = run(script);
         assert_eq!(output.status.code(), Some(2), "{script}");
@@ -409,5 +437,139 @@ fn info_help_and_version_report_an_unwritable_output() {
         let out = std_cmd().args(args).stdout(writer).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}
+
+/// `--stats` after a report that could not be written counts each input
+/// once, as what it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn stats_after_an_unwritable_report_count_the_inputs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    fs::write(&input, b"caf\xE9\n").unwrap();
+    let out = std_cmd()
+        .args(["check", "--stats"])
+        .arg(&input)
+        .stdout(File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "utf8guard: cannot write the report: No space left on device",
+            "utf8guard: inputs: 1: 0 valid, 1 invalid, 0 unreadable",
+        ]
+    );
+}
+
+/// A regular file whose size says nothing (the files of /proc report 0;
+/// /proc/self/pagemap holds gigabytes) is read as a stream, in constant
+/// memory, whatever the encoding asked for. Under a 1 GiB address-space
+/// limit, reading it whole failed within a second.
+#[cfg(target_os = "linux")]
+#[test]
+fn files_of_size_zero_are_streamed() {
+    use std::os::unix::process::CommandExt;
+    for encoding in ["utf-8", "auto", "cesu-8"] {
+        let mut c = std_cmd();
+        c.args(["check", "--all", "-e", encoding, "/proc/self/pagemap"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: between fork and exec, only setrlimit, which is
+        // async-signal-safe, on a value built before the fork.
+        unsafe {
+            c.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 1 << 30,
+                    rlim_max: 1 << 30,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = c.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Some(status) = child.try_wait().unwrap() {
+                // Done already: with an answer, not a failure to allocate.
+                assert!(matches!(status.code(), Some(0 | 1)), "{encoding}: {status}");
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            status.signal() == Some(libc::SIGKILL) || matches!(status.code(), Some(0 | 1)),
+            "{encoding}: {status}"
+        );
+    }
+    // A small file of /proc is read whole all the same.
+    let out = std_cmd()
+        .args(["check", "/proc/self/status"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `check -e auto` on a terminal ends at the first end of input (Ctrl-D),
+/// as every other reader of standard input does, even when the input is
+/// shorter than the bytes it looks at to choose.
+#[cfg(target_os = "linux")]
+#[test]
+fn auto_on_a_terminal_ends_at_the_first_end_of_input() {
+    use std::io::Write;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: posix_openpt returns a new descriptor or -1; grantpt,
+    // unlockpt and ptsname_r take that open descriptor, and ptsname_r
+    // writes at most the buffer's length.
+    let (master, slave) = unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0);
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(fd, name.as_mut_ptr(), name.len()), 0);
+        let name = std::ffi::CStr::from_ptr(name.as_ptr())
+            .to_str()
+            .unwrap()
+            .to_owned();
+        (File::from(OwnedFd::from_raw_fd(fd)), name)
+    };
+    for args in [&["check", "-e", "auto", "-"][..], &["check", "-"]] {
+        let mut child = std_cmd()
+            .args(args)
+            .stdin(File::open(&slave).unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // A short line, then the terminal's end-of-file character once.
+        (&master).write_all(b"ab\n\x04").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{args:?}: still reading after one end of input");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(0), "{args:?}");
     }
 }
