@@ -5,10 +5,12 @@
 //! pyarrow `RecordBatch`, ...), a table or reader as a stream of them
 //! (`__arrow_c_stream__`: a pyarrow `Table` or `RecordBatchReader`, a
 //! polars `DataFrame`, ...). Each batch's columns are imported without a
-//! copy; only the binary and string ones are read. A converted batch is
+//! copy; only the ones that are, or hold, binary or string values are
+//! read. A converted batch is
 //! exported again as an `ArrowBatch` (`__arrow_c_array__`), a stream as an
 //! `ArrowStream` (`__arrow_c_stream__`), sharing the input's buffers.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
@@ -22,7 +24,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
-use crate::arrow::{self, Fix};
+use crate::arrow::{self, Failure, Fix};
+use crate::layout::{self, Sizes};
+use crate::values;
 
 /// A record batch made by utf8guard, exported through the Arrow PyCapsule
 /// interface as a struct array: `pyarrow.record_batch(result)` takes it
@@ -31,6 +35,13 @@ use crate::arrow::{self, Fix};
 #[derive(Debug)]
 pub struct ArrowBatch {
     batch: RecordBatch,
+}
+
+impl ArrowBatch {
+    /// The columns.
+    pub(crate) fn arrays(&self) -> Vec<ArrayData> {
+        self.batch.columns().iter().map(|c| c.to_data()).collect()
+    }
 }
 
 #[pymethods]
@@ -89,6 +100,14 @@ impl ArrowBatch {
 pub struct ArrowStream {
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
+}
+
+impl ArrowStream {
+    /// The columns of every batch.
+    pub(crate) fn arrays(&self) -> Vec<ArrayData> {
+        let columns = self.batches.iter().flat_map(|b| b.columns());
+        columns.map(|c| c.to_data()).collect()
+    }
 }
 
 #[pymethods]
@@ -155,9 +174,22 @@ fn describe(schema: &Schema) -> String {
     format!("[{}]", fields.join(", "))
 }
 
+/// One record batch imported: the batch, and its columns as imported
+/// (not sliced: the batch's rows are `offset..offset + num_rows` of each).
+struct Imported {
+    batch: RecordBatch,
+    columns: Vec<ArrayData>,
+    offset: usize,
+}
+
 /// The record batches of `obj`, with their schema, and whether `obj` was
-/// one batch (`__arrow_c_array__`) rather than a stream.
-fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>, bool)> {
+/// one batch (`__arrow_c_array__`) rather than a stream. The layout of
+/// each column whose type `reads` takes is checked against `sizes`.
+fn import(
+    obj: &Bound<'_, PyAny>,
+    sizes: &Sizes,
+    reads: fn(&DataType) -> bool,
+) -> PyResult<(SchemaRef, Vec<Imported>, bool)> {
     let (field, chunks, one) = if obj.hasattr("__arrow_c_array__")? {
         let (data, field) = arrow::import_array(obj)?;
         (field, vec![data], true)
@@ -181,17 +213,23 @@ fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>, bool
     let batches = obj.py().detach(|| {
         chunks
             .into_iter()
-            .map(|data| batch(&schema, data))
+            .map(|data| batch(&schema, data, sizes, reads))
             .collect::<PyResult<Vec<_>>>()
     })?;
     Ok((schema, batches, one))
 }
 
 /// One imported struct array as a record batch of `schema`, its layout
-/// checked: every column's buffers against its type, and every offset (or
-/// view) of a binary or string column inside its values; the values
-/// themselves are left to the functions.
-fn batch(schema: &SchemaRef, data: ArrayData) -> PyResult<RecordBatch> {
+/// checked: every column's buffers against its type, and, for a column
+/// whose type `reads` takes, every offset (or view, or key) inside its
+/// buffers, at every depth; the values themselves are left to the
+/// functions.
+fn batch(
+    schema: &SchemaRef,
+    data: ArrayData,
+    sizes: &Sizes,
+    reads: fn(&DataType) -> bool,
+) -> PyResult<Imported> {
     if data.null_count() != 0 {
         return Err(PyValueError::new_err(
             "a struct array with null rows is not a record batch",
@@ -199,7 +237,7 @@ fn batch(schema: &SchemaRef, data: ArrayData) -> PyResult<RecordBatch> {
     }
     let (offset, len) = (data.offset(), data.len());
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(data.child_data().len());
-    for (field, child) in schema.fields().iter().zip(data.child_data()) {
+    for (index, (field, child)) in schema.fields().iter().zip(data.child_data()).enumerate() {
         // The struct's own offset and length apply to its children: each
         // must cover them, or slicing it would panic.
         if child.len() < offset + len {
@@ -210,74 +248,104 @@ fn batch(schema: &SchemaRef, data: ArrayData) -> PyResult<RecordBatch> {
                 offset + len
             )));
         }
+        let place = format!("column {index} ({:?})", field.name());
         child
             .validate()
-            .map_err(|e| PyValueError::new_err(format!("column {:?}: {e}", field.name())))?;
-        let child = child.slice(offset, len);
-        if utf8guard_arrow::holds_text(child.data_type()) {
-            arrow::as_binary(child.clone())
-                .map_err(|e| PyValueError::new_err(format!("column {:?}: {e}", field.name())))?;
+            .map_err(|e| PyValueError::new_err(format!("{place}: {e}")))?;
+        if len > 0 && reads(child.data_type()) {
+            layout::check(child, sizes, &place).map_err(PyValueError::new_err)?;
         }
-        columns.push(make_array(child));
+        // Sliced as a typed array: a struct column's own children are
+        // sliced with it (arrow-rs's `ArrayData::slice` of a struct would
+        // slice them twice once made an array).
+        columns.push(make_array(child.clone()).slice(offset, len));
     }
     let options = RecordBatchOptions::new().with_row_count(Some(len));
-    RecordBatch::try_new_with_options(Arc::clone(schema), columns, &options)
-        .map_err(arrow::arrow_error)
+    let batch = RecordBatch::try_new_with_options(Arc::clone(schema), columns, &options)
+        .map_err(arrow::arrow_error)?;
+    Ok(Imported {
+        batch,
+        columns: data.child_data().to_vec(),
+        offset,
+    })
 }
 
-/// The first column of `batch` that is not UTF-8, as `(index, name,
-/// error)`.
-fn first_error(batch: &RecordBatch) -> Option<(usize, String, utf8guard_arrow::Error)> {
-    utf8guard_arrow::validate_batch(batch)
-        .err()
-        .map(|e| (e.column(), e.name().to_owned(), e.error().clone()))
+/// The first column of `imported` with a value that is not UTF-8, as
+/// `(index, failure)`.
+fn first_error(imported: &Imported) -> Option<(usize, Failure)> {
+    let len = imported.batch.num_rows();
+    imported
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, column)| values::holds_text(column.data_type()))
+        .find_map(|(index, column)| {
+            arrow::first_bad_in(column, imported.offset, len)
+                .err()
+                .map(|failure| (index, failure))
+        })
 }
 
 /// Checks that every value of every binary and string column of an Arrow
-/// record batch or table is UTF-8; returns `None`, or raises
-/// `ArrowUtf8Error` naming the first column that is not (in column order,
-/// batch by batch): its `column` name and `column_index`, the `row`
-/// (counted from the first row of the input, across a stream's batches),
-/// the byte `offset` inside the value, `error_len` and `kind`.
+/// record batch or table is UTF-8, and of every column holding them (a
+/// dictionary, list, map or struct of them, at any depth); returns `None`,
+/// or raises `ArrowUtf8Error` naming the first column that is not (in
+/// column order, batch by batch): its `column` name and `column_index`,
+/// the `row` (counted from the first row of the input, across a stream's
+/// batches), the `path` from the row's value to the bad one (a struct
+/// field's name, a list element's index), `dictionary_index` for a
+/// dictionary's value, the byte `offset` inside the value, `error_len` and
+/// `kind`.
 ///
 /// `batch` is any object with `__arrow_c_array__` of a struct type (a
 /// pyarrow `RecordBatch`, ...) or `__arrow_c_stream__` (a pyarrow `Table`
-/// or `RecordBatchReader`, a polars `DataFrame`, ...). Columns of other
-/// types, nested ones included, are not read. As in `validate_array`,
-/// every row is checked, null or not. The buffers are read in place, with
-/// the GIL released.
+/// or `RecordBatchReader`, a polars `DataFrame`, ...). Columns that hold
+/// no binary or string values are not read. As in `validate_array`, a
+/// null slot's bytes are not read, and `buffer_sizes` and `trust_offsets`
+/// say what is known of the buffers' sizes. The buffers are read in place,
+/// with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (batch, /))]
-pub fn validate_batch(py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
-    let (_, batches, _) = import(batch)?;
+#[pyo3(signature = (batch, /, *, buffer_sizes = None, trust_offsets = false))]
+pub fn validate_batch(
+    py: Python<'_>,
+    batch: &Bound<'_, PyAny>,
+    buffer_sizes: Option<HashMap<usize, usize>>,
+    trust_offsets: bool,
+) -> PyResult<()> {
+    let (input, sizes) = arrow::input(batch, buffer_sizes, trust_offsets)?;
+    let (schema, batches, _) = import(&input, &sizes, values::holds_text)?;
     let result = py.detach(|| {
         let mut first_row = 0;
-        for batch in &batches {
-            if let Some((index, name, error)) = first_error(batch) {
-                return Err((index, name, error, first_row));
+        for imported in &batches {
+            if let Some((index, failure)) = first_error(imported) {
+                return Err((index, failure, first_row));
             }
-            first_row += batch.num_rows();
+            first_row += imported.batch.num_rows();
         }
         Ok(())
     });
-    result.map_err(|(index, name, error, first_row)| {
-        arrow::column_error(py, error, first_row, Some((index, &name)))
+    result.map_err(|(index, failure, first_row)| {
+        let name = schema.field(index).name();
+        arrow::failure_error(py, failure, first_row, Some((index, name)))
     })
 }
 
 /// Converts every binary column of an Arrow record batch or table to a
 /// string column, as `binary_to_string` converts an array: `binary` to
 /// `string`, `large_binary` to `large_string`, `binary_view` to
-/// `string_view`. String columns and columns of other types are kept as
-/// they are (not copied, not read); so are the field names, their
-/// nullability and metadata, and the schema's metadata.
+/// `string_view`, a dictionary of binary values to a dictionary of
+/// strings. String columns and columns of other types are kept as they are
+/// (not copied, not read); so are the field names, their nullability and
+/// metadata, and the schema's metadata.
 ///
 /// Valid columns are not copied: the result shares the input's buffers.
 /// `errors` is as in `binary_to_string`: `"strict"` raises
 /// `ArrowUtf8Error` naming the column (`column`, `column_index`), the
 /// `row` (counted across a stream's batches) and the byte `offset`;
 /// `"null"` makes a value that is not UTF-8 null; a policy name
-/// (`"replace"`, `"jvm"`, `"windows-1252"`, ...) repairs it.
+/// (`"replace"`, `"jvm"`, `"windows-1252"`, ...) repairs it. A null
+/// slot's bytes are not read; `buffer_sizes` and `trust_offsets` are as
+/// in `validate_array`.
 ///
 /// `batch` is any object with `__arrow_c_array__` of a struct type (a
 /// pyarrow `RecordBatch`, ...), which gives an `ArrowBatch`
@@ -287,44 +355,58 @@ pub fn validate_batch(py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> 
 /// `batch_binary_to_string` turns them into pyarrow objects for pyarrow
 /// inputs.
 #[pyfunction]
-#[pyo3(signature = (batch, /, errors = "strict"))]
+#[pyo3(signature = (batch, /, errors = "strict", *, buffer_sizes = None, trust_offsets = false))]
 pub fn batch_binary_to_string<'py>(
     py: Python<'py>,
     batch: &Bound<'py, PyAny>,
     errors: &str,
+    buffer_sizes: Option<HashMap<usize, usize>>,
+    trust_offsets: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let fix = arrow::fix(errors)?;
-    let (schema, batches, one) = import(batch)?;
+    let (input, sizes) = arrow::input(batch, buffer_sizes, trust_offsets)?;
+    let (schema, batches, one) = import(&input, &sizes, |t| string_type(t).is_some())?;
     let converted = py.detach(|| {
         let out_schema = string_schema(&schema, fix);
         let mut first_row = 0;
         let mut out = Vec::with_capacity(batches.len());
-        for batch in &batches {
-            let converted = convert(batch, &out_schema, fix).map_err(|(index, error)| {
-                let name = schema.field(index).name().clone();
-                (index, name, error, first_row)
-            })?;
+        for imported in &batches {
+            let converted = convert(&imported.batch, &out_schema, fix)
+                .map_err(|(index, failure)| (index, failure, first_row))?;
             out.push(converted);
-            first_row += batch.num_rows();
+            first_row += imported.batch.num_rows();
         }
         Ok((out_schema, out))
     });
-    let (schema, mut batches) = converted.map_err(|(index, name, error, first_row)| {
-        arrow::column_error(py, error, first_row, Some((index, &name)))
+    let (out_schema, mut batches) = converted.map_err(|(index, failure, first_row)| {
+        let name = schema.field(index).name();
+        arrow::failure_error(py, failure, first_row, Some((index, name)))
     })?;
     if one {
         let batch = batches.pop().expect("a record batch is one batch");
         return Ok(Bound::new(py, ArrowBatch { batch })?.into_any());
     }
-    Ok(Bound::new(py, ArrowStream { schema, batches })?.into_any())
+    Ok(Bound::new(
+        py,
+        ArrowStream {
+            schema: out_schema,
+            batches,
+        },
+    )?
+    .into_any())
 }
 
-/// The string type of a binary type; `None` for any other type.
+/// The string type of a binary type, or of a dictionary of one; `None`
+/// for any other type.
 fn string_type(data_type: &DataType) -> Option<DataType> {
     match data_type {
         DataType::Binary => Some(DataType::Utf8),
         DataType::LargeBinary => Some(DataType::LargeUtf8),
         DataType::BinaryView => Some(DataType::Utf8View),
+        DataType::Dictionary(key, values) => {
+            let values = string_type(values)?;
+            Some(DataType::Dictionary(key.clone(), Box::new(values)))
+        }
         _ => None,
     }
 }
@@ -354,7 +436,7 @@ fn convert(
     batch: &RecordBatch,
     schema: &SchemaRef,
     fix: Fix,
-) -> Result<RecordBatch, (usize, utf8guard_arrow::Error)> {
+) -> Result<RecordBatch, (usize, Failure)> {
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (index, column) in batch.columns().iter().enumerate() {
         if string_type(column.data_type()).is_none() {

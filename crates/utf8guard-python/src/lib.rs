@@ -15,9 +15,11 @@ mod arrow;
 mod batch;
 mod buffer;
 mod files;
+mod layout;
 mod names;
 mod pystr;
 mod transcode;
+mod values;
 
 use buffer::Input;
 use names::{Handler, Policy};

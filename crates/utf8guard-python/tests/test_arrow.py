@@ -204,7 +204,7 @@ def test_the_result_exports_itself():
             return self.arr.__arrow_c_array__(requested_schema)
 
     arr = pa.array(MIXED, pa.binary())
-    out = utf8guard.binary_to_string(Producer(arr), errors="null")
+    out = utf8guard.binary_to_string(Producer(arr), errors="null", trust_offsets=True)
     assert isinstance(out, utf8guard.ArrowArray)
     assert (len(out), out.type, out.null_count) == (len(MIXED), "Utf8", 12)
     first = pa.array(out)
@@ -224,9 +224,9 @@ def test_capsules_are_moved_out():
         def __arrow_c_array__(self, requested_schema=None):
             return schema, array
 
-    assert utf8guard.binary_to_string(Once()).__len__() == len(GOOD)
+    assert utf8guard.binary_to_string(Once(), trust_offsets=True).__len__() == len(GOOD)
     with pytest.raises(ValueError, match="released"):
-        utf8guard.binary_to_string(Once())
+        utf8guard.binary_to_string(Once(), trust_offsets=True)
 
 
 def test_unsupported_inputs():

@@ -200,7 +200,11 @@ def test_results_export_themselves():
             raise AttributeError(name)
 
     batch = make_batch(RAW)
-    out = utf8guard.batch_binary_to_string(Capsules(batch, "__arrow_c_array__"))
+    # The size of a values buffer is not known through the capsules alone:
+    # the binary column is refused unless the producer is trusted.
+    with pytest.raises(ValueError, match=r'^column 2 \("raw"\): the values buffer\'s size is not known'):
+        utf8guard.batch_binary_to_string(Capsules(batch, "__arrow_c_array__"))
+    out = utf8guard.batch_binary_to_string(Capsules(batch, "__arrow_c_array__"), trust_offsets=True)
     assert isinstance(out, utf8guard.ArrowBatch)
     assert (out.num_rows, len(out), out.column_names) == (8, 8, ["id", "name", "raw", "tags"])
     assert repr(out).startswith("ArrowBatch(num_rows=8, schema=[id: Int64, name: Utf8, raw: Utf8")
@@ -211,7 +215,7 @@ def test_results_export_themselves():
     assert first.schema.metadata == {b"source": b"test"}
 
     table = pa.Table.from_batches([batch, batch.slice(2, 3)])
-    out = utf8guard.batch_binary_to_string(Capsules(table, "__arrow_c_stream__"))
+    out = utf8guard.batch_binary_to_string(Capsules(table, "__arrow_c_stream__"), trust_offsets=True)
     assert isinstance(out, utf8guard.ArrowStream)
     assert (out.num_rows, out.num_batches) == (11, 2)
     first, second = pa.table(out), pa.table(out)

@@ -54,7 +54,70 @@ __all__ = [
 ]
 
 
-def binary_to_string(array, /, errors="strict"):
+def _arrow_input(obj):
+    """The Arrow input the extension reads, and the sizes of its buffers by address.
+
+    The Arrow C Data Interface carries the address of each buffer, not its
+    size: a binary or string array's values buffer is taken to be as long as
+    its last offset says. For a pyarrow object the sizes are known
+    (``Buffer.size``): those of every buffer of every array in it, children and
+    dictionaries included, for the extension to check the offsets against. A
+    pyarrow ``RecordBatchReader`` is read into a ``Table`` first, whose buffers
+    can be measured (the extension reads a stream whole anyway). Any other
+    object is returned as it is, with ``None``.
+    """
+    if not type(obj).__module__.startswith("pyarrow"):
+        return obj, None
+    import pyarrow as pa
+
+    if isinstance(obj, pa.RecordBatchReader):
+        obj = obj.read_all()
+    if isinstance(obj, pa.Array):
+        arrays = [obj]
+    elif isinstance(obj, pa.ChunkedArray):
+        arrays = obj.chunks
+    elif isinstance(obj, pa.RecordBatch):
+        arrays = obj.columns
+    elif isinstance(obj, pa.Table):
+        arrays = [chunk for column in obj.columns for chunk in column.chunks]
+    else:
+        return obj, None
+    sizes = {}
+    for array in arrays:
+        _add_buffer_sizes(array, sizes, pa)
+    return obj, sizes
+
+
+def _add_buffer_sizes(array, sizes, pa):
+    # ``buffers()`` lists the array's buffers and its children's, but not a
+    # dictionary's: the arrays holding a dictionary are walked for theirs.
+    for buffer in array.buffers():
+        if buffer is not None and buffer.size > sizes.get(buffer.address, -1):
+            sizes[buffer.address] = buffer.size
+    if not _has_dictionary(array.type):
+        return
+    typ = array.type
+    if pa.types.is_dictionary(typ):
+        children = [array.dictionary]
+    elif pa.types.is_struct(typ) or pa.types.is_union(typ):
+        children = [array.field(i) for i in range(typ.num_fields)]
+    elif pa.types.is_run_end_encoded(typ):
+        children = [array.values]
+    else:  # the lists and maps
+        children = [array.values]
+    for child in children:
+        _add_buffer_sizes(child, sizes, pa)
+
+
+def _has_dictionary(typ):
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(typ):
+        return True
+    return any(_has_dictionary(typ.field(i).type) for i in range(typ.num_fields))
+
+
+def binary_to_string(array, /, errors="strict", *, buffer_sizes=None, trust_offsets=False):
     """Converts an Arrow binary array to a string array, zero-copy when valid.
 
     ``array`` is any object with ``__arrow_c_array__`` or ``__arrow_c_stream__``
@@ -62,7 +125,14 @@ def binary_to_string(array, /, errors="strict"):
     string_view), or a string type (re-validated). ``errors`` is ``"strict"``
     (raise ``ArrowUtf8Error`` with the ``row`` and the byte ``offset``),
     ``"null"`` (invalid values become null, as Arrow's safe cast) or a name
-    ``decode`` takes (``"replace"``, ``"jvm"``, ``"windows-1252"``, ...).
+    ``decode`` takes (``"replace"``, ``"jvm"``, ``"windows-1252"``, ...). A
+    dictionary of binary values becomes a dictionary of strings. Null slots
+    are not read.
+
+    The offsets are checked against the buffers' sizes, which are known for
+    pyarrow objects; for other producers, a binary or string array is refused
+    unless ``trust_offsets=True`` (the producer's last offset is trusted) or
+    ``buffer_sizes`` (a dict of sizes by buffer address) gives them.
 
     A pyarrow input gives a pyarrow result (an ``Array`` for an ``Array``, a
     ``ChunkedArray`` for a ``ChunkedArray``), a polars ``Series`` a polars
@@ -70,7 +140,9 @@ def binary_to_string(array, /, errors="strict"):
     ``ArrowArray`` (a list of them for a stream), which exports itself through
     ``__arrow_c_array__`` (``pyarrow.array(result)``, ``polars.Series(result)``).
     """
-    result = _utf8guard.binary_to_string(array, errors)
+    result = _utf8guard.binary_to_string(
+        array, errors, buffer_sizes=buffer_sizes, trust_offsets=trust_offsets
+    )
     module = type(array).__module__
     if module.startswith("polars"):
         import polars as pl
@@ -88,12 +160,17 @@ def binary_to_string(array, /, errors="strict"):
             pa.large_binary(): pa.large_string(),
             pa.binary_view(): pa.string_view(),
         }
-        out_type = string_types.get(array.type, array.type)
+        typ = array.type
+        if pa.types.is_dictionary(typ):
+            values = string_types.get(typ.value_type, typ.value_type)
+            out_type = pa.dictionary(typ.index_type, values, typ.ordered)
+        else:
+            out_type = string_types.get(typ, typ)
         return pa.chunked_array([pa.array(chunk) for chunk in result], type=out_type)
     return pa.array(result)
 
 
-def batch_binary_to_string(batch, /, errors="strict"):
+def batch_binary_to_string(batch, /, errors="strict", *, buffer_sizes=None, trust_offsets=False):
     """Converts every binary column of an Arrow record batch or table to a string column.
 
     ``batch`` is any object with ``__arrow_c_array__`` of a struct type (a
@@ -103,6 +180,8 @@ def batch_binary_to_string(batch, /, errors="strict"):
     every other column (string ones included) is kept as it is. ``errors`` is
     as in ``binary_to_string``; ``"strict"`` raises ``ArrowUtf8Error`` with the
     ``column`` name, its ``column_index``, the ``row`` and the byte ``offset``.
+    Dictionary columns of binary values become dictionaries of strings.
+    ``buffer_sizes`` and ``trust_offsets`` are as in ``binary_to_string``.
 
     A pyarrow input gives a pyarrow result: a ``RecordBatch`` for a
     ``RecordBatch`` (or a ``StructArray``), a ``Table`` for a ``Table``, a
@@ -112,7 +191,9 @@ def batch_binary_to_string(batch, /, errors="strict"):
     ``ArrowStream`` (``__arrow_c_stream__``: ``pyarrow.table(result)``,
     ``polars.DataFrame(result)``).
     """
-    result = _utf8guard.batch_binary_to_string(batch, errors)
+    result = _utf8guard.batch_binary_to_string(
+        batch, errors, buffer_sizes=buffer_sizes, trust_offsets=trust_offsets
+    )
     module = type(batch).__module__
     if module.startswith("polars"):
         import polars as pl

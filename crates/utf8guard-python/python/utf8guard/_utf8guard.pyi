@@ -74,9 +74,14 @@ def repair_file(src: StrPath, dst: StrPath, /, replacement: str = "maximal-subpa
     """Copies src to dst with ill-formed sequences replaced (streamed, atomic rename, GIL released)."""
 
 class ArrowUtf8Error(ValueError):
-    """A row of an Arrow array that is not UTF-8."""
+    """A value of an Arrow array that is not UTF-8."""
 
-    row: int
+    row: Optional[int]
+    """The row whose value holds it; None for a dictionary entry that no row uses."""
+    path: tuple[Union[str, int], ...]
+    """From the row's value to the bad one: a struct field's name, a list element's index."""
+    dictionary_index: Optional[int]
+    """The dictionary entry, for a dictionary's value."""
     offset: int
     error_len: Optional[int]
     kind: str
@@ -98,11 +103,22 @@ class ArrowArray:
         """The number of null rows."""
     def __len__(self) -> int: ...
 
-def validate_array(array: Any, /) -> None:
-    """Raises ArrowUtf8Error (row, offset) unless every value of an Arrow binary/string array is UTF-8."""
+def validate_array(
+    array: Any, /, *, buffer_sizes: Optional[dict[int, int]] = None, trust_offsets: bool = False
+) -> None:
+    """Raises ArrowUtf8Error (row, path, offset) unless every value of an Arrow binary/string array
+    (or of one holding them: dictionary, list, map, struct) is UTF-8; null slots are not read."""
 
-def binary_to_string(array: Any, /, errors: str = "strict") -> Union[ArrowArray, list[ArrowArray]]:
-    """An Arrow binary array as a string array (zero-copy when valid); errors: strict, null, or a policy."""
+def binary_to_string(
+    array: Any,
+    /,
+    errors: str = "strict",
+    *,
+    buffer_sizes: Optional[dict[int, int]] = None,
+    trust_offsets: bool = False,
+) -> Union[ArrowArray, list[ArrowArray]]:
+    """An Arrow binary array (or dictionary of one) as a string array (zero-copy when valid);
+    errors: strict, null, or a policy."""
 
 class ArrowBatch:
     """A record batch made by utf8guard, exported as a struct array through the PyCapsule interface."""
@@ -127,8 +143,19 @@ class ArrowStream:
     @property
     def column_names(self) -> list[str]: ...
 
-def validate_batch(batch: Any, /) -> None:
-    """Raises ArrowUtf8Error (column, column_index, row, offset) unless every binary/string column is UTF-8."""
+def validate_batch(
+    batch: Any, /, *, buffer_sizes: Optional[dict[int, int]] = None, trust_offsets: bool = False
+) -> None:
+    """Raises ArrowUtf8Error (column, column_index, row, path, offset) unless every value of every
+    binary/string column, and inside nested and dictionary columns, is UTF-8."""
 
-def batch_binary_to_string(batch: Any, /, errors: str = "strict") -> Union[ArrowBatch, ArrowStream]:
-    """Every binary column of a record batch (ArrowBatch) or table/stream (ArrowStream) as a string column."""
+def batch_binary_to_string(
+    batch: Any,
+    /,
+    errors: str = "strict",
+    *,
+    buffer_sizes: Optional[dict[int, int]] = None,
+    trust_offsets: bool = False,
+) -> Union[ArrowBatch, ArrowStream]:
+    """Every binary column (and dictionary of binary) of a record batch (ArrowBatch) or
+    table/stream (ArrowStream) as a string column."""
