@@ -3,6 +3,7 @@
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
+use pyo3::types::PyMemoryView;
 
 /// A C-contiguous buffer export (bytes, bytearray, memoryview, mmap,
 /// array, ...), held for as long as its bytes are read.
@@ -12,6 +13,9 @@ use pyo3::prelude::*;
 /// the exporter stays alive (the export holds a reference to it).
 pub struct Input {
     buffer: PyUntypedBuffer,
+    /// Whether the memory can be written through another export while
+    /// this read-only one is held (a read-only memoryview of a bytearray).
+    writable_behind: bool,
 }
 
 impl Input {
@@ -26,13 +30,20 @@ impl Input {
                  pass bytes(data) or a contiguous copy",
             ));
         }
-        Ok(Input { buffer })
+        let writable_behind = buffer.readonly() && writable_behind(obj)?;
+        Ok(Input {
+            buffer,
+            writable_behind,
+        })
     }
 
-    /// Whether the export is read-only (bytes, a read-only memoryview or
-    /// mmap): no one may write into it while it is held.
+    /// Whether no one may write into the bytes while the export is held:
+    /// it is read-only (bytes, a read-only mmap), and so is the object
+    /// behind it when it is a memoryview (`memoryview(bytearray)
+    /// .toreadonly()` is a read-only export of memory that the bytearray
+    /// still lets any thread write).
     pub fn readonly(&self) -> bool {
-        self.buffer.readonly()
+        self.buffer.readonly() && !self.writable_behind
     }
 
     /// The buffer's bytes.
@@ -53,4 +64,30 @@ impl Input {
         // it only over read-only exports (see `validate` in lib.rs).
         unsafe { core::slice::from_raw_parts(self.buffer.buf_ptr().cast::<u8>(), len) }
     }
+}
+
+/// Whether `obj` is a memoryview of an object whose own export is
+/// writable (the memoryview made read-only does not make its memory so).
+/// Other exporters are taken at their word: a read-only export of memory
+/// that something else writes (a NumPy array made read-only over a
+/// bytearray) cannot be told from an immutable one.
+fn writable_behind(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let mut view = obj.clone();
+    while view.is_instance_of::<PyMemoryView>() {
+        let base = view.getattr("obj")?;
+        if base.is_none() {
+            // A view of memory no object owns (made from C): nothing else
+            // exports it.
+            return Ok(false);
+        }
+        if !base.is_instance_of::<PyMemoryView>() {
+            return Ok(match PyUntypedBuffer::get(&base) {
+                Ok(export) => !export.readonly(),
+                // Cannot tell: as if writable, which only keeps the GIL.
+                Err(_) => true,
+            });
+        }
+        view = base;
+    }
+    Ok(false)
 }

@@ -30,9 +30,10 @@ use names::{Handler, Policy};
 const DETACH_AT: usize = 64 * 1024;
 
 /// Whether to check `input` with the GIL released: it is long enough to be
-/// worth it, and read-only. A writable buffer (a bytearray, an array) keeps
-/// the GIL, so that no Python thread writes into it while it is read: a
-/// write during the read would be a data race on the slice.
+/// worth it, and read-only. A writable buffer (a bytearray, an array, or a
+/// read-only memoryview of one) keeps the GIL, so that no Python thread
+/// writes into it while it is read: a write during the read would be a
+/// data race on the slice.
 pub(crate) fn detach(input: &Input) -> bool {
     input.readonly() && input.bytes().len() >= DETACH_AT
 }

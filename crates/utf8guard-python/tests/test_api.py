@@ -228,6 +228,38 @@ def test_a_writable_buffer_keeps_the_gil():
     assert during == 0, during
 
 
+def test_a_read_only_view_of_writable_memory_keeps_the_gil():
+    """memoryview(bytearray).toreadonly() is a read-only export, but the
+    bytearray can still be written by another thread while it is read
+    (decode then raised SystemError, its text changed under it): the GIL
+    is kept for it, as for the bytearray. A read-only view of bytes still
+    lets the GIL go."""
+    raw = bytearray("é".encode() * (50 * 1024 * 1024))
+    views = [
+        memoryview(raw).toreadonly(),
+        memoryview(memoryview(raw).toreadonly()),
+        memoryview(raw)[2:].toreadonly(),
+        memoryview(memoryview(raw)[2:].toreadonly())[2:],
+    ]
+    counts = []
+    with counting_thread() as counter:
+        for view in views:
+            before = counter[0]
+            assert view.readonly
+            assert utf8guard.validate(view)
+            assert utf8guard.check(view) is None
+            assert len(utf8guard.decode(view)) == len(view) // 2
+            assert len(utf8guard.decode(view, errors="replace")) == len(view) // 2
+            assert len(utf8guard.repair(view)) == len(view)
+            assert len(utf8guard.transcode(view, "utf-8", "utf-16-le")) == len(view)
+            counts.append(counter[0] - before)
+        before = counter[0]
+        assert utf8guard.validate(memoryview(bytes(raw)).toreadonly())
+        released = counter[0] - before
+    assert counts == [0, 0, 0, 0]
+    assert released > 0, released
+
+
 def test_no_reference_is_leaked():
     for raw in (TEXT, BAD):
         for buf in (raw, bytearray(raw), memoryview(raw)):
