@@ -136,6 +136,12 @@ pub fn validate_file<P: AsRef<Path>>(path: P) -> io::Result<u64> {
 /// input that ends inside a character is an error, with
 /// [`error_len`](Utf8Error::error_len) `None`.
 ///
+/// The first end of input the inner reader reports ends the stream: every
+/// read after it returns the end (or the error of an unfinished character,
+/// once) without asking the inner reader again, so a terminal needs one
+/// Ctrl-D, and an inner reader that is `Interrupted` between its answers
+/// is not asked past its end.
+///
 /// Over a [`BufRead`], `Utf8Reader` is a `BufRead` too, validating the
 /// inner buffer in place, each byte once.
 ///
@@ -195,6 +201,10 @@ pub struct Utf8Reader<R> {
     leftover_at: usize,
     /// The first error, once found.
     error: Option<Utf8Error>,
+    /// The inner reader reported the end of input. It is not asked again:
+    /// a terminal would wait for another Ctrl-D, and a reader that may
+    /// answer again after its end would have the stream go on past it.
+    eof: bool,
 }
 
 impl<R> Utf8Reader<R> {
@@ -213,6 +223,7 @@ impl<R> Utf8Reader<R> {
             leftover: Vec::new(),
             leftover_at: 0,
             error: None,
+            eof: false,
         }
     }
 
@@ -297,10 +308,13 @@ impl<R: Read> Utf8Reader<R> {
                 out[held..held + n].copy_from_slice(&self.leftover[at..at + n]);
                 self.leftover_at += n;
                 n
+            } else if self.eof {
+                0
             } else {
                 self.inner.read(&mut out[held..])?
             };
             if n == 0 {
+                self.eof = true;
                 return if held == 0 {
                     Ok(0)
                 } else {
@@ -444,6 +458,11 @@ impl<R: BufRead> BufRead for Utf8Reader<R> {
             if self.has_ready() {
                 return Ok(&self.ready[..self.ready_len as usize]);
             }
+            if self.validated == 0 {
+                // The end of input: asking the inner reader again would
+                // read past it.
+                return Ok(&[]);
+            }
         }
         let buf = self.inner.fill_buf()?;
         // A well-behaved inner reader still holds the validated bytes.
@@ -469,9 +488,14 @@ impl<R: BufRead> Utf8Reader<R> {
     /// into `ready`. Sets neither at the end of the stream.
     fn validate_more(&mut self) -> io::Result<()> {
         loop {
-            let buf = self.inner.fill_buf()?;
+            let buf = if self.eof {
+                &[]
+            } else {
+                self.inner.fill_buf()?
+            };
             let held = self.partial_len as usize;
             if buf.is_empty() {
+                self.eof = true;
                 return if held == 0 {
                     Ok(())
                 } else {

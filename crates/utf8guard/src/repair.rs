@@ -557,6 +557,9 @@ impl Held {
 /// file with bad bytes. [`Read`](std::io::Read) and
 /// [`BufRead`](std::io::BufRead).
 ///
+/// The first end of input `inner` reports ends the stream (an unfinished
+/// character held is repaired then): it is not asked again.
+///
 /// ```
 /// use std::io::BufRead;
 /// use utf8guard::{RepairReader, Replacement};
@@ -577,6 +580,7 @@ pub struct RepairReader<R> {
     /// Repaired text not yet handed out, from `pos`.
     output: String,
     pos: usize,
+    /// `inner` reported the end of input; it is not asked again.
     done: bool,
 }
 

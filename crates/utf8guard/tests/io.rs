@@ -9,7 +9,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use common::{filler, MALFORMED, TRUNCATED};
 use proptest::prelude::*;
 use utf8guard::io::{utf8_error, validate_file, validate_reader};
-use utf8guard::{ErrorKind, Utf8Error, Utf8Reader};
+use utf8guard::{ErrorKind, RepairReader, Replacement, Utf8Error, Utf8Reader};
 
 /// A reader that gives its data in reads of the given sizes (cycling), with
 /// an `Interrupted` error before every other read when `interrupt` is set.
@@ -453,6 +453,228 @@ fn files() {
     assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     assert_eq!(utf8_error(&missing), None);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// One answer of a [`Scripted`] reader.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// These bytes, over as many reads as the buffers need.
+    Data(&'static [u8]),
+    /// The end of input (`Ok(0)`), as a terminal gives at Ctrl-D: the
+    /// reader may have more to say after it.
+    End,
+}
+
+/// A reader that gives its answers in turn, then the end of input for
+/// good; with `interrupt`, an `Interrupted` error before every answer.
+/// It counts the reads made after its first end of input, and fails the
+/// test when the same reader is asked again and again past it.
+struct Scripted {
+    answers: Vec<Answer>,
+    interrupt: bool,
+    /// The next read is an `Interrupted` error.
+    interrupt_now: bool,
+    reads: usize,
+    ended: bool,
+    reads_after_end: usize,
+}
+
+impl Scripted {
+    fn new(answers: &[Answer]) -> Self {
+        Scripted {
+            answers: answers.to_vec(),
+            interrupt: false,
+            interrupt_now: false,
+            reads: 0,
+            ended: false,
+            reads_after_end: 0,
+        }
+    }
+
+    fn interrupted(answers: &[Answer]) -> Self {
+        Scripted {
+            interrupt: true,
+            interrupt_now: true,
+            ..Scripted::new(answers)
+        }
+    }
+}
+
+impl Read for Scripted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reads += 1;
+        if self.ended {
+            self.reads_after_end += 1;
+            assert!(
+                self.reads_after_end < 100,
+                "read again and again after the end of input"
+            );
+        }
+        if self.interrupt_now {
+            self.interrupt_now = false;
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        self.interrupt_now = self.interrupt;
+        let answer = if self.answers.is_empty() {
+            Answer::End
+        } else {
+            self.answers[0]
+        };
+        match answer {
+            Answer::Data(bytes) => {
+                let n = bytes.len().min(buf.len());
+                buf[..n].copy_from_slice(&bytes[..n]);
+                if n == bytes.len() {
+                    self.answers.remove(0);
+                } else {
+                    self.answers[0] = Answer::Data(&bytes[n..]);
+                }
+                Ok(n)
+            }
+            Answer::End => {
+                if !self.answers.is_empty() {
+                    self.answers.remove(0);
+                }
+                self.ended = true;
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// One end of input from the inner reader is one end for the caller, and
+/// the reader stays at its end: a terminal needs one Ctrl-D, not two.
+#[test]
+fn end_of_input_read_once_through_buf_read() {
+    use Answer::{Data, End};
+    let terminal = [Data(b"one\n"), End, Data(b"two\n"), End];
+    let mut reader = Utf8Reader::new(BufReader::new(Scripted::new(&terminal)));
+    let lines: Vec<String> = (&mut reader).lines().map(Result::unwrap).collect();
+    assert_eq!(lines, ["one"]);
+    assert_eq!(reader.get_ref().get_ref().reads, 2);
+    assert!(reader.fill_buf().unwrap().is_empty());
+    let mut line = String::new();
+    assert_eq!(reader.read_line(&mut line).unwrap(), 0);
+    assert_eq!(reader.get_ref().get_ref().reads, 2);
+
+    // An `Interrupted` error before every answer: `read_until` retries it,
+    // and ends at the first end of input, as over a plain `BufReader`.
+    let script = Scripted::interrupted(&[Data(b"abc")]);
+    let mut plain = BufReader::with_capacity(1, script);
+    let mut got = Vec::new();
+    assert_eq!(plain.read_until(b'\n', &mut got).unwrap(), 3);
+    assert_eq!(
+        (got.as_slice(), plain.get_ref().reads_after_end),
+        (&b"abc"[..], 0)
+    );
+    for capacity in [1, 2, 8192] {
+        let script = Scripted::interrupted(&[Data(b"abc")]);
+        let mut reader = Utf8Reader::new(BufReader::with_capacity(capacity, script));
+        let mut got = Vec::new();
+        assert_eq!(reader.read_until(b'\n', &mut got).unwrap(), 3);
+        assert_eq!(got, b"abc");
+        assert_eq!(reader.read_until(b'\n', &mut got).unwrap(), 0);
+        let inner = reader.get_ref().get_ref();
+        assert_eq!(inner.reads_after_end, 0, "capacity {capacity}");
+
+        let script = Scripted::interrupted(&[Data(b"ab\nc\xC3\xA9\n"), Data(b"d")]);
+        let reader = Utf8Reader::new(BufReader::with_capacity(capacity, script));
+        let lines: Vec<String> = reader.lines().map(Result::unwrap).collect();
+        assert_eq!(lines, ["ab", "c\u{e9}", "d"], "capacity {capacity}");
+    }
+
+    // Input that ends inside a character: the error, then the end, with
+    // the inner reader asked once past its end.
+    for capacity in [1, 2, 8192] {
+        let script = Scripted::new(&[Data(b"ab\xC3"), End, Data(b"\xA9")]);
+        let mut reader = Utf8Reader::new(BufReader::with_capacity(capacity, script));
+        let mut got = Vec::new();
+        let err = reader.read_until(b'\n', &mut got).unwrap_err();
+        let e = utf8_error(&err).unwrap();
+        assert_eq!(
+            (got.as_slice(), e.valid_up_to(), e.error_len()),
+            (&b"ab"[..], 2, None)
+        );
+        assert!(reader.fill_buf().unwrap().is_empty());
+        assert!(reader.fill_buf().unwrap().is_empty());
+        let inner = reader.get_ref().get_ref();
+        assert_eq!(inner.reads_after_end, 0, "capacity {capacity}");
+    }
+}
+
+/// The same through `Read`, into buffers large and small.
+#[test]
+fn end_of_input_read_once_through_read() {
+    use Answer::{Data, End};
+    for buf_len in [1, 2, 4, 64] {
+        let mut reader = Utf8Reader::new(Scripted::new(&[Data("é\n".as_bytes()), End, Data(b"x")]));
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; buf_len];
+        loop {
+            match reader.read(&mut buf).unwrap() {
+                0 => break,
+                n => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        assert_eq!(got, "é\n".as_bytes());
+        assert_eq!(reader.read(&mut buf).unwrap(), 0);
+        assert_eq!(reader.get_ref().reads_after_end, 0, "buffer {buf_len}");
+
+        // Ending inside a character.
+        let mut reader = Utf8Reader::new(Scripted::new(&[Data(b"ab\xC3"), End, Data(b"\xA9")]));
+        let mut got = Vec::new();
+        let err = loop {
+            match reader.read(&mut buf) {
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => break e,
+            }
+        };
+        let e = utf8_error(&err).unwrap();
+        assert_eq!(
+            (got.as_slice(), e.valid_up_to(), e.error_len()),
+            (&b"ab"[..], 2, None)
+        );
+        assert_eq!(reader.read(&mut buf).unwrap(), 0);
+        assert_eq!(reader.read(&mut buf).unwrap(), 0);
+        assert_eq!(reader.get_ref().reads_after_end, 0, "buffer {buf_len}");
+    }
+
+    // `Interrupted` before every answer, through a `BufReader` of one byte.
+    let script = Scripted::interrupted(&[Data(b"abc")]);
+    let mut reader = BufReader::with_capacity(1, Utf8Reader::new(script));
+    let mut got = Vec::new();
+    assert_eq!(reader.read_until(b'\n', &mut got).unwrap(), 3);
+    assert_eq!(got, b"abc");
+    assert_eq!(reader.read_until(b'\n', &mut got).unwrap(), 0);
+    assert_eq!(reader.get_ref().get_ref().reads_after_end, 0);
+}
+
+/// `RepairReader` too asks its inner reader once at the end.
+#[test]
+fn repair_reader_reads_the_end_once() {
+    use Answer::{Data, End};
+    for buf_len in [1, 4, 8192] {
+        let script = Scripted::interrupted(&[Data(b"ab\xC3"), End, Data(b"x")]);
+        let mut reader = RepairReader::new(script, Replacement::MaximalSubpart);
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; buf_len];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(got, "ab\u{FFFD}".as_bytes());
+        assert_eq!(reader.read(&mut buf).unwrap(), 0);
+        assert_eq!(reader.get_ref().reads_after_end, 0, "buffer {buf_len}");
+    }
+    let script = Scripted::interrupted(&[Data(b"a\nb"), End, Data(b"x")]);
+    let mut reader = RepairReader::new(script, Replacement::MaximalSubpart);
+    let lines: Vec<String> = (&mut reader).lines().map(Result::unwrap).collect();
+    assert_eq!(lines, ["a", "b"]);
+    assert_eq!(reader.get_ref().reads_after_end, 0);
 }
 
 fn piece() -> impl Strategy<Value = Vec<u8>> {
