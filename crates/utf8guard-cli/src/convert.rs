@@ -601,6 +601,15 @@ impl Utf16ToWtf8 {
         if !last && units.last().is_some_and(|&u| is_lead(u)) {
             units = &units[..units.len() - 1];
         }
+        // A lead surrogate before the odd byte that ends the input is a
+        // pair cut short: one error with that byte, one U+FFFD, as CPython
+        // and WHATWG decode it (a target that holds lone surrogates keeps
+        // the lead, as CPython's surrogatepass does).
+        let lead_cut_short =
+            last && len % 2 == 1 && self.strict_utf8 && units.last().is_some_and(|&u| is_lead(u));
+        if lead_cut_short {
+            units = &units[..units.len() - 1];
+        }
         let mut done = 0;
         if self.strict_utf8 {
             while let Some(lone) = first_lone_surrogate(&units[done..]) {
@@ -623,13 +632,17 @@ impl Utf16ToWtf8 {
         if last && len % 2 == 1 {
             let at = self.consumed + read;
             if self.policy == Policy::Strict {
-                return Err(Failure::Input(format!(
-                    "invalid {} at byte {at}: input ends inside a 2-byte code unit",
-                    self.from.title()
-                )));
+                return Err(Failure::Input(if lead_cut_short {
+                    unencodable(at, self.to, EncodeError::Surrogate)
+                } else {
+                    format!(
+                        "invalid {} at byte {at}: input ends inside a 2-byte code unit",
+                        self.from.title()
+                    )
+                }));
             }
             self.replace(at, out);
-            read += 1;
+            read = len;
         }
         self.consumed += read;
         Ok(read)
@@ -1439,7 +1452,9 @@ mod tests {
     #[test]
     fn replacements_are_counted_once_from_their_first() {
         let cases: [(&str, &str, &[u8], u64, usize); 5] = [
-            ("utf-16le", "latin-1", b"a\x00\xAC\x20\x00\xD8b", 3, 2),
+            // The euro sign, then a lead surrogate and the odd byte after
+            // it, which are one.
+            ("utf-16le", "latin-1", b"a\x00\xAC\x20\x00\xD8b", 2, 2),
             ("utf-8", "latin-1", b"ab\xE2\x82\xAC\xFF", 2, 2),
             ("cesu-8", "latin-1", b"\xE2\x82\xAC\xFFx", 2, 0),
             ("wtf-8", "windows-1252", b"ab\xC4\x80\xED\xA0\x80", 2, 2),

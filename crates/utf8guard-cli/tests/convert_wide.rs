@@ -269,11 +269,12 @@ fn replace_writes_the_targets_replacement() {
         stderr,
         "utf8guard: -: 2 sequences replaced with ?, the first at byte 2\n"
     );
+    // A lead surrogate and the odd byte after it, at the end: one.
     let (status, out, stderr) = convert("utf-16le", "utf-8", &["-r"], b"a\x00\x00\xD8b");
-    assert_eq!((status, out), (0, "a\u{FFFD}\u{FFFD}".as_bytes().to_vec()));
+    assert_eq!((status, out), (0, "a\u{FFFD}".as_bytes().to_vec()));
     assert_eq!(
         stderr,
-        "utf8guard: -: 2 sequences replaced with U+FFFD, the first at byte 2\n"
+        "utf8guard: -: 1 sequence replaced with U+FFFD, the first at byte 2\n"
     );
     let (status, out, _) = convert(
         "utf-32le",
@@ -482,4 +483,154 @@ fn large_inputs_keep_their_offsets() {
         converted("utf-16le", "utf-32be", &[], &input).len(),
         4 * 32_768
     );
+}
+
+/// A lead surrogate before the odd byte that ends the input is one error
+/// with it: one U+FFFD (one `?`), at the lead's offset, as CPython's
+/// `utf-16` codecs and WHATWG decode it, in either byte order and after a
+/// byte order mark. A target that holds lone surrogates keeps the lead,
+/// and replaces the odd byte alone (as CPython's surrogatepass, then
+/// replace).
+/// A case of a lead surrogate cut short: (from, input, the lead's offset,
+/// the text before it, the lead in WTF-8).
+type CutShort<'a> = (&'a str, &'a [u8], usize, &'a str, &'a [u8]);
+
+#[test]
+fn a_lead_surrogate_cut_short_is_one_error() {
+    let inputs: [CutShort; 6] = [
+        ("utf-16le", b"\x00\xD8\x41", 0, "", b"\xED\xA0\x80"),
+        ("utf-16be", b"\xD8\x00\x41", 0, "", b"\xED\xA0\x80"),
+        ("utf-16", b"\xFF\xFE\x00\xD8\x41", 2, "", b"\xED\xA0\x80"),
+        ("utf-16", b"\xFE\xFF\xD8\x00\x41", 2, "", b"\xED\xA0\x80"),
+        ("utf-16le", b"a\x00\xFF\xDB\xD8", 2, "a", b"\xED\xAF\xBF"),
+        ("utf-16be", b"\x00a\xDB\xFF\xDC", 2, "a", b"\xED\xAF\xBF"),
+    ];
+    for (from, input, at, before, lead) in inputs {
+        let utf32: &[u8] = if before.is_empty() { b"" } else { b"a\0\0\0" };
+        let cases: [(&str, Vec<u8>, &str); 3] = [
+            ("utf-8", format!("{before}\u{FFFD}").into_bytes(), "U+FFFD"),
+            ("utf-32le", [utf32, b"\xFD\xFF\0\0"].concat(), "U+FFFD"),
+            ("latin-1", format!("{before}?").into_bytes(), "?"),
+        ];
+        for (to, expected, what) in cases {
+            let (status, out, stderr) = convert(from, to, &["--replace"], input);
+            assert_eq!((status, out), (0, expected), "{from} -> {to}: {input:02X?}");
+            assert_eq!(
+                stderr,
+                format!("utf8guard: -: 1 sequence replaced with {what}, the first at byte {at}\n"),
+            );
+        }
+        // Without --replace: the error at the lead.
+        let (status, out, stderr) = convert(from, "utf-8", &[], input);
+        assert_eq!((status, out), (1, before.as_bytes().to_vec()));
+        assert_eq!(
+            stderr,
+            format!(
+                "utf8guard: -: cannot convert to UTF-8 at byte {at}: surrogate code point, \
+                 which this encoding cannot hold\n"
+            ),
+        );
+        // WTF-8 keeps the lead; the odd byte alone is replaced.
+        let (status, out, stderr) = convert(from, "wtf-8", &["--replace"], input);
+        let expected = [before.as_bytes(), lead, "\u{FFFD}".as_bytes()].concat();
+        assert_eq!(
+            (status, out),
+            (0, expected),
+            "{from} -> wtf-8: {input:02X?}"
+        );
+        assert_eq!(
+            stderr,
+            format!(
+                "utf8guard: -: 1 sequence replaced with U+FFFD, the first at byte {}\n",
+                input.len() - 1
+            ),
+        );
+    }
+    // A trail surrogate, or a lead one not last: errors of their own.
+    let others: [(&str, &[u8], &str); 4] = [
+        ("utf-16le", b"\x00\xDC\x41", "\u{FFFD}\u{FFFD}"),
+        ("utf-16be", b"\xDC\x00\x41", "\u{FFFD}\u{FFFD}"),
+        ("utf-16le", b"\x00\xDC\x00\xD8\x41", "\u{FFFD}\u{FFFD}"),
+        ("utf-16le", b"\x00\xD8a\x00\x41", "\u{FFFD}a\u{FFFD}"),
+    ];
+    for (from, input, expected) in others {
+        let (status, out, _) = convert(from, "utf-8", &["-r"], input);
+        assert_eq!(
+            (status, out),
+            (0, expected.as_bytes().to_vec()),
+            "{input:02X?}"
+        );
+    }
+}
+
+/// Every arrangement of lone surrogates (lead, trail), a pair and a
+/// letter, up to three units, with and without an odd byte at the end, in
+/// both byte orders and after either byte order mark: the same bytes as
+/// CPython (`errors='replace'`), and the same refusals (`'strict'`).
+#[test]
+fn lone_surrogates_and_an_odd_byte_as_cpython() {
+    let units: [u16; 4] = [0x0041, 0xD800, 0xDC00, 0xDBFF];
+    let mut inputs: Vec<Vec<u16>> = vec![vec![]];
+    for len in 1..=3 {
+        let shorter: Vec<Vec<u16>> = inputs
+            .iter()
+            .filter(|s| s.len() == len - 1)
+            .cloned()
+            .collect();
+        for s in shorter {
+            for u in units {
+                inputs.push([s.clone(), vec![u]].concat());
+            }
+        }
+    }
+    // (ours, CPython's, big-endian, byte order mark)
+    let orders = [
+        ("utf-16le", "utf-16-le", false, &b""[..]),
+        ("utf-16be", "utf-16-be", true, &b""[..]),
+        ("utf-16", "utf-16", false, &b"\xFF\xFE"[..]),
+        ("utf-16", "utf-16", true, &b"\xFE\xFF"[..]),
+    ];
+    let mut cases: Vec<Case> = Vec::new();
+    for (ours, theirs, big_endian, mark) in orders {
+        for s in &inputs {
+            for odd in [None, Some(b'A')] {
+                let mut input = mark.to_vec();
+                for u in s {
+                    input.extend(if big_endian {
+                        u.to_be_bytes()
+                    } else {
+                        u.to_le_bytes()
+                    });
+                }
+                input.extend(odd);
+                for (flags, errors) in [(vec![], "strict"), (vec!["--replace"], "replace")] {
+                    cases.push((
+                        ours,
+                        "from",
+                        flags,
+                        (theirs, errors, "decode", input.clone()),
+                    ));
+                }
+            }
+        }
+    }
+    let requests: Vec<_> = cases.iter().map(|c| c.3.clone()).collect();
+    let Some(answers) = cpython(&requests) else {
+        println!("skipped: no python3 to compare with");
+        return;
+    };
+    assert_eq!(answers.len(), cases.len());
+    for ((ours, _, flags, (_, errors, _, input)), theirs) in cases.iter().zip(answers) {
+        let (status, out, _) = convert(ours, "utf-8", flags, input);
+        match theirs {
+            Some(expected) => {
+                assert_eq!(
+                    (status, out),
+                    (0, expected),
+                    "{ours} ({errors}): {input:02X?}"
+                )
+            }
+            None => assert_eq!(status, 1, "{ours}: CPython refuses {input:02X?}"),
+        }
+    }
 }
