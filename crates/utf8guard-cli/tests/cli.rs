@@ -1707,6 +1707,26 @@ fn repair_with_each_replacement_policy() {
         .assert()
         .code(1)
         .stdout("café\ncafé € œ\n");
+    // Policy names in any case, as encoding names.
+    for (name, expected) in [
+        ("Windows-1252", "café\ncafé € œ\n"),
+        ("CP1252", "café\ncafé € œ\n"),
+        ("MAXIMAL-SUBPART", "café\ncaf\u{FFFD} \u{FFFD} \u{FFFD}\n"),
+        ("Drop", "café\ncaf  \n"),
+    ] {
+        cmd()
+            .args(["repair", "-r", name])
+            .write_stdin(&b"caf\xC3\xA9\ncaf\xE9 \x80 \x9C\n"[..])
+            .assert()
+            .code(1)
+            .stdout(expected);
+    }
+    cmd()
+        .args(["repair", "-r", "SurrogateEscape"])
+        .write_stdin(&b"caf\xE9"[..])
+        .assert()
+        .code(1)
+        .stdout(&b"caf\xED\xB3\xA9"[..]);
     cmd()
         .args(["repair", "--replacement", "replace"])
         .write_stdin("x")

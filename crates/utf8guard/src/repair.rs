@@ -83,28 +83,40 @@ impl Replacement {
         }
     }
 
-    /// The policy named `name`, or an alias of it: `maximal-subpart`
-    /// (`std`, `whatwg`), `jvm` (`java`), `per-byte` (`go`),
-    /// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`,
-    /// `drop` (`ignore`).
+    /// The policy named `name`, or an alias of it, in any case (as
+    /// [`Dialect::from_name`](crate::Dialect::from_name) reads encodings):
+    /// `maximal-subpart` (`std`, `whatwg`), `jvm` (`java`), `per-byte`
+    /// (`go`), `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`),
+    /// `backslash`, `drop` (`ignore`).
     ///
     /// ```
     /// use utf8guard::Replacement;
     /// assert_eq!(Replacement::from_name("cp1252"), Some(Replacement::Windows1252));
+    /// assert_eq!(Replacement::from_name("Windows-1252"), Some(Replacement::Windows1252));
     /// assert_eq!(Replacement::from_name("ignore"), Some(Replacement::Drop));
     /// assert_eq!(Replacement::from_name("surrogateescape"), None); // see `escape`
     /// ```
     pub fn from_name(name: &str) -> Option<Replacement> {
-        Some(match name {
-            "maximal-subpart" | "std" | "whatwg" => Replacement::MaximalSubpart,
-            "jvm" | "java" => Replacement::Jvm,
-            "per-byte" | "go" => Replacement::PerByte,
-            "windows-1252" | "cp1252" => Replacement::Windows1252,
-            "latin-1" | "iso-8859-1" => Replacement::Latin1,
-            "backslash" => Replacement::Backslash,
-            "drop" | "ignore" => Replacement::Drop,
-            _ => return None,
-        })
+        const NAMES: [(&str, Replacement); 14] = [
+            ("maximal-subpart", Replacement::MaximalSubpart),
+            ("std", Replacement::MaximalSubpart),
+            ("whatwg", Replacement::MaximalSubpart),
+            ("jvm", Replacement::Jvm),
+            ("java", Replacement::Jvm),
+            ("per-byte", Replacement::PerByte),
+            ("go", Replacement::PerByte),
+            ("windows-1252", Replacement::Windows1252),
+            ("cp1252", Replacement::Windows1252),
+            ("latin-1", Replacement::Latin1),
+            ("iso-8859-1", Replacement::Latin1),
+            ("backslash", Replacement::Backslash),
+            ("drop", Replacement::Drop),
+            ("ignore", Replacement::Drop),
+        ];
+        NAMES
+            .iter()
+            .find(|(known, _)| known.eq_ignore_ascii_case(name))
+            .map(|&(_, r)| r)
     }
 }
 

@@ -170,6 +170,19 @@ fn names_and_aliases() {
     ] {
         assert_eq!(Replacement::from_name(alias), Some(policy), "{alias}");
     }
+    // In any case, as encoding names.
+    for (name, policy) in [
+        ("Windows-1252", Replacement::Windows1252),
+        ("MAXIMAL-SUBPART", Replacement::MaximalSubpart),
+        ("CP1252", Replacement::Windows1252),
+        ("Latin-1", Replacement::Latin1),
+        ("JVM", Replacement::Jvm),
+        ("Ignore", Replacement::Drop),
+    ] {
+        assert_eq!(Replacement::from_name(name), Some(policy), "{name}");
+        assert_eq!(name.parse::<Replacement>(), Ok(policy), "{name}");
+    }
+    assert_eq!(Replacement::from_name("maximal_subpart"), None);
     assert_eq!(Replacement::default(), Replacement::MaximalSubpart);
     let unknown = "replace".parse::<Replacement>().unwrap_err();
     assert_eq!(

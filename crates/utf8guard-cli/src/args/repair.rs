@@ -55,6 +55,7 @@ pub struct RepairArgs {
 
     /// What replaces each invalid sequence [default: maximal-subpart]
     ///
+    /// Names in any case:
     /// maximal-subpart (std, whatwg)  one U+FFFD per maximal subpart
     /// jvm (java)                     as the JDK's new String(bytes, UTF_8):
     ///                                one U+FFFD for a surrogate's 3 bytes
@@ -104,9 +105,12 @@ pub enum RepairPolicy {
 }
 
 /// Parses `--replacement`: a policy's name or alias, or `escape`
-/// (`surrogateescape`).
+/// (`surrogateescape`), in any case, as encoding names are.
 pub fn parse_replacement(name: &str) -> Result<RepairPolicy, String> {
-    if matches!(name, "escape" | "surrogateescape") {
+    if ["escape", "surrogateescape"]
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name))
+    {
         return Ok(RepairPolicy::Escape);
     }
     name.parse()
