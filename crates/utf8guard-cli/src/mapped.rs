@@ -31,8 +31,18 @@ use memmap2::{Mmap, MmapOptions};
 /// which costs less than setting up and tearing down a mapping.
 pub const MMAP_MIN: u64 = 1 << 20;
 
-/// The report on a mapped file that was truncated while it was read.
-pub const CHANGED: &str = "the file changed while it was read (it was truncated): not checked";
+/// The report on a mapped file that was truncated while it was read, and
+/// what was not done: `check`'s, then `repair`'s.
+macro_rules! changed {
+    ($what:literal) => {
+        concat!(
+            "the file changed while it was read (it was truncated): ",
+            $what
+        )
+    };
+}
+pub const CHANGED: &str = changed!("not checked");
+pub const CHANGED_REPAIR: &str = changed!("not repaired");
 
 /// Mappings that may be read at the same time: one per thread of the pool
 /// at most in practice. When all are taken, [`Mapping::new`] fails and the

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::args::repair::{RepairArgs, RepairPolicy};
 use crate::io_error::io_message;
-use crate::mapped::{Mapping, CHANGED, MMAP_MIN};
+use crate::mapped::{Mapping, CHANGED_REPAIR, MMAP_MIN};
 use crate::path_name::message_name;
 use crate::quantity::{counted, human_bytes};
 use utf8guard::{Escaper, Repairer};
@@ -131,7 +131,7 @@ fn repair(args: &RepairArgs) -> Result<bool, RepairError> {
             "{in_name}: read error: {}",
             io_message(&e)
         ))),
-        Err(Failure::Changed) => Err(RepairError::Message(format!("{in_name}: {}", CHANGED))),
+        Err(Failure::Changed) => Err(RepairError::Message(format!("{in_name}: {CHANGED_REPAIR}"))),
         Err(Failure::Write(e)) if output.is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
             Err(RepairError::Closed)
         }

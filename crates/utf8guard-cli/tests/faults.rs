@@ -287,7 +287,7 @@ fn a_file_truncated_while_repaired_leaves_no_out() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         format!(
-            "utf8guard: {}: the file changed while it was read (it was truncated): not checked\n",
+            "utf8guard: {}: the file changed while it was read (it was truncated): not repaired\n",
             big.display()
         )
     );
