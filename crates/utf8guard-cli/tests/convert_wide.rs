@@ -634,3 +634,49 @@ fn lone_surrogates_and_an_odd_byte_as_cpython() {
         }
     }
 }
+
+/// `--help` names the targets a lone surrogate of UTF-16 survives in, and
+/// each does keep it; every other refuses it.
+#[test]
+fn lone_surrogates_survive_where_the_help_says() {
+    let help = cmd().args(["convert", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        help.contains(
+            "From UTF-16, a lone surrogate becomes itself in UTF-16 and in the members\n\
+             of the UTF-8 family that write one (WTF-8, Java's modified UTF-8, Unicode\n\
+             3.1's UTF-8 and RFC 2279), and an error (or U+FFFD with --replace)\n\
+             elsewhere."
+        ),
+        "{help}"
+    );
+    let input = b"a\x00\x00\xD8b\x00";
+    let kept: [(&str, &[u8]); 5] = [
+        ("utf-16be", b"\x00a\xD8\x00\x00b"),
+        ("wtf-8", b"a\xED\xA0\x80b"),
+        ("mutf-8", b"a\xED\xA0\x80b"),
+        ("unicode-3.1", b"a\xED\xA0\x80b"),
+        ("rfc2279", b"a\xED\xA0\x80b"),
+    ];
+    for (to, expected) in kept {
+        assert_eq!(converted("utf-16le", to, &[], input), expected, "{to}");
+    }
+    for (to, title) in [
+        ("utf-8", "UTF-8"),
+        ("cesu-8", "CESU-8"),
+        ("corrected-utf-8", "Corrected UTF-8"),
+        ("utf-32le", "UTF-32LE"),
+        ("latin-1", "Latin-1"),
+        ("windows-1252", "Windows-1252"),
+    ] {
+        let (status, _, stderr) = convert("utf-16le", to, &[], input);
+        assert_eq!(status, 1, "{to}");
+        assert_eq!(
+            stderr,
+            format!(
+                "utf8guard: -: cannot convert to {title} at byte 2: surrogate code point, which \
+                 this encoding cannot hold\n"
+            )
+        );
+    }
+}

@@ -40,16 +40,18 @@ lone surrogates). A byte order mark is otherwise a character like any other
 with --to utf-16, as with CPython and iconv); --bom starts the output with
 one, in the target's form.
 
-From UTF-16, a lone surrogate becomes itself in WTF-8 and UTF-16 and an
-error (or U+FFFD with --replace) elsewhere. In UTF-32 a surrogate or a value
-above 10FFFF is ill-formed. An input of an odd number of bytes (UTF-16), or
-of a length not a multiple of 4 (UTF-32), ends inside a code unit: an error
-(or U+FFFD); a lead surrogate just before UTF-16's odd byte is one error
-with it, one U+FFFD (as CPython and WHATWG decode), where the target holds
-no lone surrogates. Latin-1 holds U+0000..U+00FF; Windows-1252 the same
-but for U+0080..U+009F, where its bytes 80..9F hold 27 other characters
-(and the five C1 controls above); any other character is an error, or `?`
-with --replace (as CPython's encoders write with errors='replace').
+From UTF-16, a lone surrogate becomes itself in UTF-16 and in the members
+of the UTF-8 family that write one (WTF-8, Java's modified UTF-8, Unicode
+3.1's UTF-8 and RFC 2279), and an error (or U+FFFD with --replace)
+elsewhere. In UTF-32 a surrogate or a value above 10FFFF is ill-formed. An
+input of an odd number of bytes (UTF-16), or of a length not a multiple of
+4 (UTF-32), ends inside a code unit: an error (or U+FFFD); a lead surrogate
+just before UTF-16's odd byte is one error with it, one U+FFFD (as CPython
+and WHATWG decode), where the target holds no lone surrogates. Latin-1
+holds U+0000..U+00FF; Windows-1252 the same but for U+0080..U+009F, where
+its bytes 80..9F hold 27 other characters (and the five C1 controls
+above); any other character is an error, or `?` with --replace (as
+CPython's encoders write with errors='replace').
 
 Conversions: each character is decoded and written in the target form
 (CESU-8's and modified UTF-8's surrogate pairs become 4-byte forms and back,
