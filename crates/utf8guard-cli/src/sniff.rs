@@ -120,22 +120,29 @@ fn utf16_without_bom(head: &[u8]) -> Option<&'static str> {
 impl fmt::Display for Nature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // The command's own tools: `convert --from utf-16` (`utf-32`)
+            // reads the byte order of the mark and drops it, and
+            // `--encoding auto` checks the input in its encoding.
             Nature::Unicode {
                 encoding,
                 bom: Some(bom),
             } => write!(
                 f,
                 "{encoding} text (it starts with the byte order mark {}), not UTF-8: \
-                 `iconv -f {encoding} -t UTF-8` converts it",
-                hex(bom)
+                 `utf8guard convert --from {} --to utf-8` converts it, and \
+                 `utf8guard --encoding auto` checks it as {encoding}",
+                hex(bom),
+                encoding[..6].to_ascii_lowercase()
             ),
+            // Without a mark, `--encoding auto` takes it for UTF-8.
             Nature::Unicode {
                 encoding,
                 bom: None,
             } => write!(
                 f,
                 "{encoding} text without a byte order mark (zero bytes in every other \
-                 place), not UTF-8: `iconv -f {encoding} -t UTF-8` converts it"
+                 place), not UTF-8: `utf8guard convert --from {} --to utf-8` converts it",
+                encoding.to_ascii_lowercase()
             ),
             Nature::Format(format) => write!(f, "binary data ({format}), not text"),
             Nature::Binary => f.write_str(
@@ -160,10 +167,10 @@ mod tests {
             .flat_map(u16::to_be_bytes)
             .collect();
         let cases: &[(&[u8], Option<&str>)] = &[
-            (&utf16le, Some("UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: `iconv -f UTF-16LE -t UTF-8` converts it")),
-            (b"\xFF\xFE\x00\x00h\x00\x00\x00", Some("UTF-32LE text (it starts with the byte order mark FF FE 00 00), not UTF-8: `iconv -f UTF-32LE -t UTF-8` converts it")),
-            (b"\xFE\xFF\x00h", Some("UTF-16BE text (it starts with the byte order mark FE FF), not UTF-8: `iconv -f UTF-16BE -t UTF-8` converts it")),
-            (&utf16be, Some("UTF-16BE text without a byte order mark (zero bytes in every other place), not UTF-8: `iconv -f UTF-16BE -t UTF-8` converts it")),
+            (&utf16le, Some("UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: `utf8guard convert --from utf-16 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-16LE")),
+            (b"\xFF\xFE\x00\x00h\x00\x00\x00", Some("UTF-32LE text (it starts with the byte order mark FF FE 00 00), not UTF-8: `utf8guard convert --from utf-32 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-32LE")),
+            (b"\xFE\xFF\x00h", Some("UTF-16BE text (it starts with the byte order mark FE FF), not UTF-8: `utf8guard convert --from utf-16 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-16BE")),
+            (&utf16be, Some("UTF-16BE text without a byte order mark (zero bytes in every other place), not UTF-8: `utf8guard convert --from utf-16be --to utf-8` converts it")),
             (b"\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03", Some("binary data (gzip), not text")),
             (b"\x28\xB5\x2F\xFD\x24", Some("binary data (zstd), not text")),
             (b"\xFD7zXZ\x00\x00", Some("binary data (xz), not text")),

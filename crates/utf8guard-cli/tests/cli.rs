@@ -390,7 +390,8 @@ fn binary_data_and_utf16_are_named_once_instead_of_hints_per_byte() {
             "utf16.txt",
             &utf16,
             "UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: \
-             `iconv -f UTF-16LE -t UTF-8` converts it",
+             `utf8guard convert --from utf-16 --to utf-8` converts it, and \
+             `utf8guard --encoding auto` checks it as UTF-16LE",
         ),
         ("data.gz", &gzip, "binary data (gzip), not text"),
         (
@@ -427,6 +428,56 @@ fn binary_data_and_utf16_are_named_once_instead_of_hints_per_byte() {
             .unwrap();
         let report = &json_lines(&stdout_of(&output))[0];
         assert_eq!(report["errors"][0]["hint"], hint, "{name}");
+    }
+}
+
+/// The UTF-16 and UTF-32 hints send the user to the command's own
+/// `convert` and `--encoding auto`, which do what they say.
+#[test]
+fn unicode_hints_name_convert_and_encoding_auto() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16be: Vec<u8> = "\u{FEFF}Grüße\n"
+        .encode_utf16()
+        .flat_map(u16::to_be_bytes)
+        .collect();
+    let utf32le: Vec<u8> = "\u{FEFF}Grüße\n"
+        .chars()
+        .flat_map(|c| u32::from(c).to_le_bytes())
+        .collect();
+    let cases = [
+        ("utf16be.txt", utf16be, "UTF-16BE", "FE FF", "utf-16"),
+        ("utf32le.txt", utf32le, "UTF-32LE", "FF FE 00 00", "utf-32"),
+    ];
+    for (name, bytes, title, mark, from) in cases {
+        let path = dir.path().join(name);
+        fs::write(&path, &bytes).unwrap();
+        let output = cmd().arg(&path).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let text = stdout_of(&output);
+        let hints: Vec<&str> = text.lines().filter(|l| l.starts_with("  hint: ")).collect();
+        assert_eq!(
+            hints,
+            [format!(
+                "  hint: {title} text (it starts with the byte order mark {mark}), not UTF-8: \
+                 `utf8guard convert --from {from} --to utf-8` converts it, and \
+                 `utf8guard --encoding auto` checks it as {title}"
+            )]
+        );
+        cmd()
+            .args(["convert", "--from", from, "--to", "utf-8"])
+            .arg(&path)
+            .assert()
+            .code(0)
+            .stdout("Grüße\n");
+        cmd()
+            .args(["--encoding", "auto"])
+            .arg(&path)
+            .assert()
+            .code(0)
+            .stdout(format!(
+                "{}: note: starts with a {title} byte order mark ({mark}), checked as {title}\n",
+                path.display()
+            ));
     }
 }
 
