@@ -1,7 +1,8 @@
 //! What an input that is not UTF-8 is, when its first bytes tell: text in
-//! UTF-16 or UTF-32, a binary format known by its magic number, or binary
-//! data. The report then says so once, instead of a hint per byte that
-//! would take binary data for text in some 8-bit encoding.
+//! UTF-16 or UTF-32 (by its byte order mark or its zero bytes), a binary
+//! format known by its magic number, or binary data. The report then says
+//! so once, instead of a hint per byte that would take binary data for
+//! text in some 8-bit encoding.
 
 use std::fmt;
 
@@ -73,7 +74,9 @@ pub fn sniff(head: &[u8]) -> Option<Nature> {
     if let Some(&(_, format)) = MAGIC.iter().find(|(magic, _)| head.starts_with(magic)) {
         return Some(Nature::Format(format));
     }
-    if let Some(encoding) = utf16_without_bom(head) {
+    // UTF-32 first: its zero bytes would make it binary data. UTF-16 text
+    // hardly passes for it: every second unit would have to be below 0011.
+    if let Some(encoding) = utf32_without_bom(head).or_else(|| utf16_without_bom(head)) {
         return Some(Nature::Unicode {
             encoding,
             bom: None,
@@ -87,6 +90,37 @@ pub fn sniff(head: &[u8]) -> Option<Nature> {
         .count();
     let nul = head.contains(&0);
     (nul || controls * 100 > head.len()).then_some(Nature::Binary)
+}
+
+/// UTF-32 text without a byte order mark: at least two 4-byte units, and
+/// every one, read in one byte order, a character that text holds (a
+/// scalar value, no control but tab, line and page breaks and escape).
+/// Every such unit has a zero high byte, which the zero bytes of binary
+/// data seldom make.
+fn utf32_without_bom(head: &[u8]) -> Option<&'static str> {
+    if head.len() < 8 {
+        return None;
+    }
+    let text = |big_endian: bool| {
+        head.chunks_exact(4).all(|unit| {
+            let unit = [unit[0], unit[1], unit[2], unit[3]];
+            let value = if big_endian {
+                u32::from_be_bytes(unit)
+            } else {
+                u32::from_le_bytes(unit)
+            };
+            char::from_u32(value).is_some_and(|c| {
+                !c.is_control() || matches!(c, '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | '\u{1B}')
+            })
+        })
+    };
+    if text(false) {
+        Some("UTF-32LE")
+    } else if text(true) {
+        Some("UTF-32BE")
+    } else {
+        None
+    }
 }
 
 /// UTF-16 text of mostly Latin letters, without a byte order mark: most
@@ -138,12 +172,19 @@ impl fmt::Display for Nature {
             Nature::Unicode {
                 encoding,
                 bom: None,
-            } => write!(
-                f,
-                "{encoding} text without a byte order mark (zero bytes in every other \
-                 place), not UTF-8: `utf8guard convert --from {} --to utf-8` converts it",
-                encoding.to_ascii_lowercase()
-            ),
+            } => {
+                let zeros = if encoding.starts_with("UTF-16") {
+                    "zero bytes in every other place"
+                } else {
+                    "4-byte code units whose high bytes are zero"
+                };
+                write!(
+                    f,
+                    "{encoding} text without a byte order mark ({zeros}), not UTF-8: \
+                     `utf8guard convert --from {} --to utf-8` converts it",
+                    encoding.to_ascii_lowercase()
+                )
+            }
             Nature::Format(format) => write!(f, "binary data ({format}), not text"),
             Nature::Binary => f.write_str(
                 "binary data (zero bytes or control characters near its start), not text",
@@ -166,11 +207,24 @@ mod tests {
             .encode_utf16()
             .flat_map(u16::to_be_bytes)
             .collect();
+        let utf32le: Vec<u8> = "Grüße, 日本 😀\n"
+            .chars()
+            .flat_map(|c| u32::from(c).to_le_bytes())
+            .collect();
+        let utf32be: Vec<u8> = "hé\n"
+            .chars()
+            .flat_map(|c| u32::from(c).to_be_bytes())
+            .collect();
         let cases: &[(&[u8], Option<&str>)] = &[
             (&utf16le, Some("UTF-16LE text (it starts with the byte order mark FF FE), not UTF-8: `utf8guard convert --from utf-16 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-16LE")),
             (b"\xFF\xFE\x00\x00h\x00\x00\x00", Some("UTF-32LE text (it starts with the byte order mark FF FE 00 00), not UTF-8: `utf8guard convert --from utf-32 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-32LE")),
             (b"\xFE\xFF\x00h", Some("UTF-16BE text (it starts with the byte order mark FE FF), not UTF-8: `utf8guard convert --from utf-16 --to utf-8` converts it, and `utf8guard --encoding auto` checks it as UTF-16BE")),
             (&utf16be, Some("UTF-16BE text without a byte order mark (zero bytes in every other place), not UTF-8: `utf8guard convert --from utf-16be --to utf-8` converts it")),
+            (&utf32le, Some("UTF-32LE text without a byte order mark (4-byte code units whose high bytes are zero), not UTF-8: `utf8guard convert --from utf-32le --to utf-8` converts it")),
+            (&utf32be, Some("UTF-32BE text without a byte order mark (4-byte code units whose high bytes are zero), not UTF-8: `utf8guard convert --from utf-32be --to utf-8` converts it")),
+            // Zero bytes, but not UTF-32: controls, or values above 10FFFF.
+            (b"\x01\x00\x00\x00\x02\x00\x00\x00", Some("binary data (zero bytes or control characters near its start), not text")),
+            (b"a\x00\x00\x00\x00\x00\x11\x00", Some("binary data (zero bytes or control characters near its start), not text")),
             (b"\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03", Some("binary data (gzip), not text")),
             (b"\x28\xB5\x2F\xFD\x24", Some("binary data (zstd), not text")),
             (b"\xFD7zXZ\x00\x00", Some("binary data (xz), not text")),

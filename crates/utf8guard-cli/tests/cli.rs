@@ -481,6 +481,66 @@ fn unicode_hints_name_convert_and_encoding_auto() {
     }
 }
 
+/// UTF-32 without a byte order mark is text, as `--help` says, not binary
+/// data; the hint names `convert`, which the tests then run.
+#[test]
+fn utf32_without_a_byte_order_mark_is_named() {
+    let utf32 = |text: &str, big_endian: bool| -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| {
+                let u = u32::from(c);
+                if big_endian {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    let cases = [
+        (
+            utf32("Grüße, 日本\n", false),
+            "-:1:9: invalid UTF-8 at byte 8: byte that never appears in UTF-8\n\
+             \x20 FC never appears in UTF-8 (F5..FD would start sequences for values above U+10FFFF)\n\
+             \x20 hint: UTF-32LE text without a byte order mark (4-byte code units whose high \
+             bytes are zero), not UTF-8: `utf8guard convert --from utf-32le --to utf-8` converts it\n\
+             \x20        0  47 00 00 00 72 00 00 00 FC 00 00 00 DF 00 00 00  |G...r...........|\n\
+             \x20                                   ^^                                ^\n\
+             -: more errors follow (--all or --max-errors N shows them)\n",
+            "utf-32le",
+        ),
+        (
+            utf32("hé\n", true),
+            "-:1:8: invalid UTF-8 at byte 7: multi-byte sequence cut short\n\
+             \x20 E9 starts a 3-byte sequence, but the next byte, 00, is not a continuation byte (80..BF)\n\
+             \x20 hint: UTF-32BE text without a byte order mark (4-byte code units whose high \
+             bytes are zero), not UTF-8: `utf8guard convert --from utf-32be --to utf-8` converts it\n\
+             \x20        0  00 00 00 68 00 00 00 E9 00 00 00 0A              |...h........|\n\
+             \x20                                ^^                                  ^\n",
+            "utf-32be",
+        ),
+    ];
+    for (input, report, from) in cases {
+        cmd()
+            .arg("-")
+            .write_stdin(input.clone())
+            .assert()
+            .code(1)
+            .stdout(report.to_owned());
+        let text = if from == "utf-32le" {
+            "Grüße, 日本\n"
+        } else {
+            "hé\n"
+        };
+        cmd()
+            .args(["convert", "--from", from, "--to", "utf-8"])
+            .write_stdin(input)
+            .assert()
+            .code(0)
+            .stdout(text);
+    }
+}
+
 #[test]
 fn a_missing_file_is_status_2_and_the_others_are_still_checked() {
     let dir = tempfile::tempdir().unwrap();
