@@ -398,29 +398,40 @@ impl Finding {
                 utf8_hex(c)
             ));
         }
-        // A lone non-ASCII byte between ASCII bytes: an accented letter of
-        // text in Latin-1 or Windows-1252, as in "Jos\xE9 M\xFCller".
-        // Several in a row are the letters of another script in its 8-bit
-        // code page (Cyrillic in Windows-1251 or KOI8-R, Greek, Hebrew,
-        // ...): naming Latin-1 there would mislead.
+        // A lone non-ASCII byte between ASCII bytes, or two in a row among
+        // mostly ASCII letters: accented letters of text in Latin-1 or
+        // Windows-1252, as in "Jos\xE9 M\xFCller" or "Gr\xFC\xDFe". Runs of
+        // three or more, or of two among more non-ASCII bytes than ASCII
+        // letters, are the letters of another script in its 8-bit code page
+        // (Cyrillic in Windows-1251 or KOI8-R, Greek, Hebrew, ...): naming
+        // Latin-1 there would mislead.
         let before = at.checked_sub(1).map(|i| self.context[i]);
         let after = rest.get(1).copied();
-        let ascii = |b: Option<u8>| b.is_none_or(|b| b < 0x80);
         // Letters of those scripts sit at C0..FF in their code pages; a
         // continuation byte next to the error is UTF-8 gone wrong instead.
         let letter_or_ascii = |b: Option<u8>| b.is_none_or(|b| !(0x80..0xC0).contains(&b));
-        let in_a_run = first >= 0xC0
-            && !(ascii(before) && ascii(after))
-            && letter_or_ascii(before)
-            && letter_or_ascii(after);
-        if self.len == Some(1) && in_a_run {
+        let context = &self.context[..];
+        let run_start = context[..at]
+            .iter()
+            .rposition(|&b| b < 0x80)
+            .map_or(0, |i| i + 1);
+        let run_end = context[at..]
+            .iter()
+            .position(|&b| b < 0x80)
+            .map_or(context.len(), |i| at + i);
+        let non_ascii = context.iter().filter(|&&b| b >= 0x80).count();
+        let letters = context.iter().filter(|b| b.is_ascii_alphabetic()).count();
+        let run = run_end - run_start;
+        let another_script = run >= 3 || (run == 2 && non_ascii > letters);
+        let among_letters = letter_or_ascii(before) && letter_or_ascii(after);
+        if self.len == Some(1) && first >= 0xC0 && among_letters && another_script {
             return Some(
                 "non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
                  encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"
                     .to_owned(),
             );
         }
-        if self.len == Some(1) && first >= 0x80 && ascii(before) && ascii(after) {
+        if self.len == Some(1) && first >= 0x80 && among_letters && !another_script {
             let c = windows_1252(first)?;
             let which = if first >= 0xA0 {
                 "Latin-1 or Windows-1252"
@@ -1083,6 +1094,17 @@ mod tests {
             // (Russian in Windows-1251), or UTF-8 gone wrong.
             (
                 b"\xCF\xF0\xE8\xE2\xE5\xF2, \xEC\xE8\xF0",
+                Some("non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"),
+            ),
+            // Two Latin-1 letters side by side among ASCII ones: Latin-1.
+            (
+                b"Gr\xFC\xDFe aus M\xFCnchen",
+                Some("in Latin-1 or Windows-1252, FC is U+00FC 'ü': is the file in that encoding? If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or `utf8guard repair -r windows-1252`, for a file that mixes the two)"),
+            ),
+            // Two among more non-ASCII bytes than ASCII letters: another
+            // script (Russian "да, мир" in Windows-1251).
+            (
+                b"\xE4\xE0, \xEC\xE8\xF0",
                 Some("non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"),
             ),
             (b"\xC3\x80\x80", None),

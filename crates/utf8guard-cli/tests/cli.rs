@@ -541,6 +541,51 @@ fn utf32_without_a_byte_order_mark_is_named() {
     }
 }
 
+/// German in Latin-1 gets Latin-1's hint on every error, though two of its
+/// letters stand side by side; text in another script's code page still
+/// gets that one.
+#[test]
+fn latin1_letters_side_by_side_are_latin1() {
+    let output = cmd()
+        .args(["--all", "-"])
+        .write_stdin(&b"Gr\xFC\xDFe aus M\xFCnchen, sch\xF6ne Stra\xDFe\n"[..])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout_of(&output);
+    let hints: Vec<&str> = text.lines().filter(|l| l.starts_with("  hint: ")).collect();
+    let latin1 = |byte: &str, c: &str| {
+        format!(
+            "  hint: in Latin-1 or Windows-1252, {byte} is {c}: is the file in that encoding? \
+             If so, `utf8guard convert --from windows-1252 --to utf-8` converts it (or \
+             `utf8guard repair -r windows-1252`, for a file that mixes the two)"
+        )
+    };
+    assert_eq!(
+        hints,
+        [
+            latin1("FC", "U+00FC 'ü'"),
+            latin1("DF", "U+00DF 'ß'"),
+            latin1("FC", "U+00FC 'ü'"),
+            latin1("F6", "U+00F6 'ö'"),
+            latin1("DF", "U+00DF 'ß'"),
+        ]
+    );
+    // Two letters of Russian in Windows-1251 among others: another script.
+    let output = cmd()
+        .args(["--all", "-"])
+        .write_stdin(&b"\xE4\xE0, \xEC\xE8\xF0\n"[..])
+        .output()
+        .unwrap();
+    let text = stdout_of(&output);
+    let hints: Vec<&str> = text.lines().filter(|l| l.starts_with("  hint: ")).collect();
+    assert_eq!(
+        hints,
+        ["  hint: non-ASCII bytes in a row that are not UTF-8: is the file in an 8-bit \
+             encoding for another script (a Windows or ISO 8859 code page, KOI8-R)?"; 5]
+    );
+}
+
 #[test]
 fn a_missing_file_is_status_2_and_the_others_are_still_checked() {
     let dir = tempfile::tempdir().unwrap();
