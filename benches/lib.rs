@@ -35,6 +35,7 @@ use criterion::Criterion;
 pub mod inputs;
 pub mod paired;
 pub mod runner;
+pub mod wikitext;
 
 /// The environment variable that selects the mode: `quick` or `full`
 /// (the default).

@@ -6,6 +6,10 @@
 //! the same name in `validate` and `ingest`):
 //! - `lipsum/<script>`: utf8guard's two entry points against std, simdutf8
 //!   and simdutf on each lipsum file.
+//! - `mixed/<script>`: the same on Wikipedia-like text in ten scripts,
+//!   each mixed with the ASCII of wiki markup (30-60% of the bytes), made
+//!   by `utf8guard_bench::wikitext` (the `wikitext` binary prints each
+//!   input's share of ASCII and of ASCII blocks).
 //! - `short-ascii/<n>`, `short-text/<n>` (n = 8, 16, 24, 32): the same
 //!   implementations on 4096 different strings of n bytes, one by one.
 //! - `strings/<class>/<n>`: the same on 4096 strings of each size from 1 B
@@ -173,6 +177,24 @@ impl Visit for OnStrings<'_, '_> {
                 .filter(|s| v.check(s) == Verdict::Valid)
                 .count() as u64
         });
+    }
+}
+
+fn mixed(r: &mut Runner) {
+    if !r.might_want("mixed") {
+        return;
+    }
+    for file in &utf8guard_bench::wikitext::mixed() {
+        let mut cmp = Comparison::new("mixed", &file.name, file.bytes.len() as u64);
+        if !r.wanted(&cmp.id()) {
+            continue;
+        }
+        for_each_validator(&mut OnInput {
+            cmp: &mut cmp,
+            input: &file.bytes,
+            label: &file.name,
+        });
+        r.run(cmp, 4.0);
     }
 }
 
@@ -1664,6 +1686,7 @@ fn main() {
         Mode::from_env().name()
     );
     lipsum(&mut r);
+    mixed(&mut r);
     dialects(&mut r);
     transcode(&mut r);
     transcode_changing(&mut r);
