@@ -580,7 +580,13 @@ pub(super) unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
                 break;
             }
         }
-        let step = if len - pos >= 2 * BLOCK {
+        // Two blocks a step with one test for ASCII and one for errors,
+        // except with 32-byte vectors: there a test per block skips the
+        // blocks of ASCII that text mixing a script with ASCII markup is
+        // full of (a tenth of its blocks, three times the share of its
+        // two-block steps that are ASCII), and was faster on text without
+        // them too (docs/TUNING.md, "AVX2: one block a step").
+        let step = if V::LANES != 32 && len - pos >= 2 * BLOCK {
             if far_text {
                 prefetch(bytes, pos, remote);
                 prefetch(bytes, pos + BLOCK, remote);
@@ -596,6 +602,9 @@ pub(super) unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
             };
             2 * BLOCK
         } else {
+            if far_text {
+                prefetch(bytes, pos, remote);
+            }
             // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + BLOCK` is
             // inside `bytes`.
             verdict = unsafe {
