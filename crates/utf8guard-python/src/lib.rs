@@ -46,11 +46,15 @@ pub(crate) fn detach(input: &Input) -> bool {
 /// its length (`None` when the input ends inside a sequence, and then
 /// `end` is the input's length), `kind` the cause's name and `reason` its
 /// description, `encoding` the dialect's name.
+///
+/// It pickles and copies (`__reduce__`, through the constructor), so that
+/// it crosses processes: `multiprocessing.Pool().map(check_file, paths)`
+/// sends each result back pickled.
 #[pyclass(frozen, eq, get_all, module = "utf8guard", name = "Utf8Error")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Utf8Error {
     /// The dialect checked, by its name (`"utf-8"`, `"cesu-8"`, ...).
-    encoding: &'static str,
+    encoding: String,
     /// The length of the longest well-formed prefix.
     valid_up_to: u64,
     /// The same as `valid_up_to` (the name of `UnicodeDecodeError`).
@@ -60,9 +64,9 @@ pub struct Utf8Error {
     /// Its length; `None` when the input ends inside a sequence.
     error_len: Option<usize>,
     /// The cause, as a name (`"invalid_byte"`, `"overlong"`, ...).
-    kind: &'static str,
+    kind: String,
     /// The cause, described (`"overlong encoding"`, ...).
-    reason: &'static str,
+    reason: String,
 }
 
 impl Utf8Error {
@@ -70,19 +74,65 @@ impl Utf8Error {
     /// the input (a file's offsets, `error`'s own counted from a block).
     pub(crate) fn at(dialect: Dialect, error: &utf8guard::Utf8Error, start: u64, end: u64) -> Self {
         Utf8Error {
-            encoding: dialect.name(),
+            encoding: dialect.name().to_owned(),
             valid_up_to: start,
             start,
             end,
             error_len: error.error_len(),
-            kind: error.kind().name(),
-            reason: error.kind().description(),
+            kind: error.kind().name().to_owned(),
+            reason: error.kind().description().to_owned(),
         }
     }
 }
 
 #[pymethods]
 impl Utf8Error {
+    /// The error with these attributes (`start` is `valid_up_to`): what
+    /// unpickling and `copy` call, with the values `__reduce__` gives.
+    #[new]
+    #[pyo3(signature = (encoding, valid_up_to, end, error_len, kind, reason))]
+    fn new(
+        encoding: String,
+        valid_up_to: u64,
+        end: u64,
+        error_len: Option<usize>,
+        kind: String,
+        reason: String,
+    ) -> Self {
+        Utf8Error {
+            encoding,
+            valid_up_to,
+            start: valid_up_to,
+            end,
+            error_len,
+            kind,
+            reason,
+        }
+    }
+
+    /// How pickle and `copy` rebuild it: the class and its constructor's
+    /// arguments.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> (
+        Bound<'py, pyo3::types::PyType>,
+        (String, u64, u64, Option<usize>, String, String),
+    ) {
+        let e = slf.get();
+        (
+            slf.get_type(),
+            (
+                e.encoding.clone(),
+                e.valid_up_to,
+                e.end,
+                e.error_len,
+                e.kind.clone(),
+                e.reason.clone(),
+            ),
+        )
+    }
+
     fn __repr__(&self) -> String {
         let error_len = match self.error_len {
             Some(n) => n.to_string(),

@@ -10,7 +10,17 @@ __version__: Final[str]
 StrPath = Union[str, os.PathLike[str]]
 
 class Utf8Error:
-    """The first ill-formed sequence that `check` found (returned, not raised)."""
+    """The first ill-formed sequence that `check` found (returned, not raised); pickles and copies."""
+
+    def __init__(
+        self,
+        encoding: str,
+        valid_up_to: int,
+        end: int,
+        error_len: Optional[int],
+        kind: str,
+        reason: str,
+    ) -> None: ...
 
     @property
     def encoding(self) -> str:
