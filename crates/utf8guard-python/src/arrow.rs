@@ -24,7 +24,7 @@ use pyo3::types::{PyCapsule, PyList, PyString, PyTuple};
 use utf8guard::Replacement;
 
 use crate::layout::{self, Sizes};
-use crate::names::{self, Handler, Policy};
+use crate::names::{self, Policy};
 use crate::values::{self, First, Location, Step};
 
 pyo3::create_exception!(
@@ -475,13 +475,11 @@ pub(crate) enum Fix {
 
 /// The `errors` that `binary_to_string` takes.
 pub(crate) fn fix(errors: &str) -> PyResult<Fix> {
-    if errors == "null" {
-        return Ok(Fix::Null);
-    }
-    match names::decode_handler(errors)? {
-        Handler::Strict => Ok(Fix::Strict),
-        Handler::Repair(Policy::Text(replacement)) => Ok(Fix::Repair(replacement)),
-        Handler::Repair(Policy::Escape) => Err(PyValueError::new_err(
+    match names::arrow_policy(errors)? {
+        None if errors == "null" => Ok(Fix::Null),
+        None => Ok(Fix::Strict),
+        Some(Policy::Text(replacement)) => Ok(Fix::Repair(replacement)),
+        Some(Policy::Escape) => Err(PyValueError::new_err(
             "surrogateescape writes lone surrogates, which an Arrow string cannot hold",
         )),
     }

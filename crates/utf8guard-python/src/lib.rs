@@ -6,8 +6,9 @@
 //! object with the buffer protocol and reads its bytes in place
 //! (`buffer::Input`); see `docs/PYTHON.md` for the Python API.
 
-use pyo3::exceptions::{PyUnicodeDecodeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyUnicodeDecodeError};
 use pyo3::prelude::*;
+use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBytes, PyString};
 use utf8guard::Dialect;
 
@@ -22,7 +23,7 @@ mod transcode;
 mod values;
 
 use buffer::Input;
-use names::{Handler, Policy};
+use names::{Decoding, Handler, Policy};
 
 /// Inputs at least this long are validated with the GIL released, so that
 /// other Python threads run meanwhile; shorter ones take less time than
@@ -203,17 +204,27 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Op
     }))
 }
 
-/// `data` decoded as UTF-8 to a `str`: `bytes(data).decode("utf-8", errors)`.
+/// `data` decoded as UTF-8 to a `str`: `bytes(data).decode(encoding, errors)`.
+///
+/// `encoding` is UTF-8 (`utf-8`, `utf8`, and every alias CPython's
+/// `codecs.lookup` knows: `u8`, `utf`, `cp65001`, ...) or `utf-8-sig` (a
+/// leading byte-order mark dropped; an error's `object` and positions are
+/// then those of the bytes after it, as CPython's). Other names raise
+/// `LookupError` (the other dialects are for `check` only).
 ///
 /// `errors` is CPython's `strict` (raise `UnicodeDecodeError`, with the
-/// attributes CPython's own decoder gives), `replace`, `ignore`,
-/// `backslashreplace` or `surrogateescape`, or one of the policies that
-/// CPython lacks, by the names `repair` takes: `jvm`, `per-byte`,
-/// `windows-1252`, `latin-1`. Unknown names raise `LookupError` (at once,
-/// where CPython waits for the first error). `encoding` must name strict
-/// UTF-8 (`utf-8`, `utf8`); the other dialects are for `check` only.
+/// attributes CPython's own decoder gives), `surrogatepass`, `replace`,
+/// `ignore`, `backslashreplace` or `surrogateescape`; one of the policies
+/// that CPython lacks, by any name `repair` takes (`jvm`, `per-byte`,
+/// `windows-1252`, `latin-1`, ...); or the name of a handler registered
+/// with `codecs.register_error`, called at each ill-formed sequence as
+/// CPython calls it. Unknown names raise `LookupError` (at once, where
+/// CPython waits for the first error).
+///
 /// The validation or repair runs with the GIL released for read-only
 /// inputs of 64 KiB or more, as in `validate`; the `str` is made with it.
+/// `surrogatepass` and registered handlers keep the GIL past the first
+/// error.
 #[pyfunction]
 #[pyo3(signature = (data, /, encoding = "utf-8", errors = "strict"))]
 fn decode<'py>(
@@ -222,25 +233,30 @@ fn decode<'py>(
     encoding: &str,
     errors: &str,
 ) -> PyResult<Bound<'py, PyString>> {
-    let dialect = names::dialect(encoding)?;
-    if dialect != Dialect::Utf8 {
-        return Err(PyValueError::new_err(format!(
-            "decode() decodes utf-8 only (not {}); check() validates every dialect",
-            dialect.name()
-        )));
-    }
-    let handler = names::decode_handler(errors)?;
+    let decoding = names::decoding(py, encoding)?;
+    let handler = names::decode_handler(py, errors)?;
     let input = Input::new(data)?;
-    let bytes = input.bytes();
+    let mut bytes = input.bytes();
+    if decoding == Decoding::Utf8Sig {
+        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    }
     // As in `validate`: the export is held across the call, and the bytes
     // (and the `Cow`s borrowing them) are read only. The `str` is made with
     // the GIL (`PyUnicode_New`) and filled without it (`pystr::build`).
     let detach = detach(&input);
-    let Handler::Repair(policy) = handler else {
-        return match pystr::decode_strict(py, bytes, detach)? {
-            Ok(text) => Ok(text),
-            Err(e) => Err(unicode_decode_error(py, bytes, &e)),
-        };
+    let policy = match handler {
+        Handler::Repair(policy) => policy,
+        handler => {
+            return match pystr::decode_strict(py, bytes, detach)? {
+                Ok(text) => Ok(text),
+                Err(e) if matches!(handler, Handler::Strict) => {
+                    let (end, reason) = cpython_error(bytes, e.valid_up_to(), e.error_len());
+                    let object = PyBytes::new(py, bytes).into_any();
+                    Err(unicode_decode_error(&object, e.valid_up_to(), end, reason))
+                }
+                Err(_) => decode_calling(py, bytes, &handler),
+            }
+        }
     };
     let repaired = || {
         let text = repaired(bytes, policy);
@@ -253,6 +269,87 @@ fn decode<'py>(
         repaired()
     };
     pystr::build(py, &text, layout, detach)
+}
+
+/// `bytes` decoded with `handler` (`surrogatepass` or a registered one)
+/// called at each ill-formed sequence, as CPython's UTF-8 decoder calls
+/// its error handler: with a `UnicodeDecodeError` whose `object` is the
+/// input, `start`, `end` and `reason` those of `strict`; the handler gives
+/// the text to put there and where to go on (counted from the end when
+/// negative). The valid runs are decoded as `decode` does, each to a `str`
+/// of its own, and the pieces joined.
+fn decode_calling<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    handler: &Handler,
+) -> PyResult<Bound<'py, PyString>> {
+    let object = PyBytes::new(py, bytes).into_any();
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(chunk) = utf8guard::utf8_chunks(&bytes[at..]).next() else {
+            break;
+        };
+        let valid = chunk.valid().as_bytes();
+        if !valid.is_empty() {
+            pieces.push(pystr::build(py, valid, pystr::Layout::of(valid), false)?);
+        }
+        let invalid = chunk.invalid();
+        if invalid.is_empty() {
+            break;
+        }
+        let start = at + valid.len();
+        // The chunk's invalid part is the maximal subpart, or the rest of
+        // the input when a lead byte's sequence is cut short by its end.
+        let cut = start + invalid.len() == bytes.len() && matches!(invalid[0], 0xC2..=0xF4);
+        let (end, reason) = cpython_error(bytes, start, (!cut).then_some(invalid.len()));
+        match handler {
+            Handler::Registered(call) => {
+                let exc = PyUnicodeDecodeError::type_object(py)
+                    .call1(("utf-8", &object, start, end, reason))?;
+                let answer = call.bind(py).call1((exc,))?;
+                let Ok((text, next)) = answer.extract::<(Bound<'py, PyString>, isize)>() else {
+                    return Err(PyTypeError::new_err(
+                        "decoding error handler must return (str, int) tuple",
+                    ));
+                };
+                let len = bytes.len() as isize;
+                let next = if next < 0 { next + len } else { next };
+                if !(0..=len).contains(&next) {
+                    return Err(PyIndexError::new_err(format!(
+                        "position {next} from error handler out of bounds"
+                    )));
+                }
+                pieces.push(text);
+                at = next as usize;
+            }
+            _ => {
+                // `surrogatepass`: a surrogate's 3-byte form (`ED A0..BF
+                // 80..BF`) is that surrogate, a lone one in WTF-8, which
+                // `build` writes; anything else raises as `strict`.
+                let surrogate = bytes.get(start..start + 3).filter(|s| {
+                    s[0] == 0xED && (0xA0..=0xBF).contains(&s[1]) && (0x80..=0xBF).contains(&s[2])
+                });
+                let Some(surrogate) = surrogate else {
+                    return Err(unicode_decode_error(&object, start, end, reason));
+                };
+                pieces.push(pystr::build(
+                    py,
+                    surrogate,
+                    pystr::Layout::of(surrogate),
+                    false,
+                )?);
+                at = start + 3;
+            }
+        }
+    }
+    match pieces.len() {
+        0 => Ok(PyString::new(py, "")),
+        1 => Ok(pieces.swap_remove(0)),
+        _ => Ok(PyString::new(py, "")
+            .call_method1("join", (pieces,))?
+            .cast_into::<PyString>()?),
+    }
 }
 
 /// `bytes` repaired as `policy` says: valid UTF-8, or, for the surrogate
@@ -271,13 +368,15 @@ fn repaired(bytes: &[u8], policy: Policy) -> std::borrow::Cow<'_, [u8]> {
 /// `data` with every ill-formed sequence replaced as `replacement` says,
 /// as UTF-8 `bytes` (the command's `utf8guard repair`).
 ///
-/// `replacement` is `maximal-subpart` (`std`, `whatwg`: one U+FFFD per
-/// maximal subpart, CPython's `replace`), `jvm` (`java`), `per-byte` (`go`),
-/// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`,
-/// `drop` (`ignore`), or `escape` (`surrogateescape`: each byte as a lone
-/// surrogate, written as WTF-8, so the result is WTF-8, not UTF-8).
-/// Unknown names raise `ValueError`. The repair runs with the GIL
-/// released for read-only inputs of 64 KiB or more, as in `validate`.
+/// `replacement` is `maximal-subpart` (`replace`, `std`, `whatwg`: one
+/// U+FFFD per maximal subpart), `jvm` (`java`), `per-byte` (`go`),
+/// `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`), `backslash`
+/// (`backslashreplace`), `drop` (`ignore`), or `escape`
+/// (`surrogateescape`: each byte as a lone surrogate, written as WTF-8, so
+/// the result is WTF-8, not UTF-8): every name `decode` takes but
+/// `strict`, `surrogatepass` and registered handlers. Unknown names raise
+/// `LookupError`, as in `decode`. The repair runs with the GIL released
+/// for read-only inputs of 64 KiB or more, as in `validate`.
 #[pyfunction]
 #[pyo3(signature = (data, /, replacement = "maximal-subpart"))]
 fn repair<'py>(
@@ -298,8 +397,9 @@ fn repair<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-/// The `UnicodeDecodeError` CPython's UTF-8 decoder raises for `error`
-/// in `bytes`: the same `start`, `end` and `reason`.
+/// Where CPython's UTF-8 decoder ends the ill-formed sequence at `start`
+/// of `bytes`, whose length is `error_len` (`None` when the input ends
+/// inside it), and its reason.
 ///
 /// CPython (Objects/stringlib/codecs.h) ends an error at the maximal
 /// subpart, as the library does, and names it by what it saw: the input
@@ -307,9 +407,8 @@ fn repair<'py>(
 /// no sequence ("invalid start byte": `80`..`C1`, `F5`..`FF`); or a lead
 /// byte followed by a byte that cannot continue it ("invalid continuation
 /// byte", however many bytes were valid before it).
-fn unicode_decode_error(py: Python<'_>, bytes: &[u8], error: &utf8guard::Utf8Error) -> PyErr {
-    let start = error.valid_up_to();
-    let (end, reason) = match error.error_len() {
+fn cpython_error(bytes: &[u8], start: usize, error_len: Option<usize>) -> (usize, &'static str) {
+    match error_len {
         None => (bytes.len(), "unexpected end of data"),
         Some(len) => {
             let reason = match bytes[start] {
@@ -318,9 +417,23 @@ fn unicode_decode_error(py: Python<'_>, bytes: &[u8], error: &utf8guard::Utf8Err
             };
             (start + len, reason)
         }
-    };
-    let object = PyBytes::new(py, bytes);
-    PyUnicodeDecodeError::new_err(("utf-8", object.unbind(), start, end, reason))
+    }
+}
+
+/// The `UnicodeDecodeError` of UTF-8 for `object[start..end]`.
+fn unicode_decode_error(
+    object: &Bound<'_, PyAny>,
+    start: usize,
+    end: usize,
+    reason: &str,
+) -> PyErr {
+    PyUnicodeDecodeError::new_err((
+        "utf-8",
+        object.clone().unbind(),
+        start,
+        end,
+        reason.to_owned(),
+    ))
 }
 
 /// utf8guard's Python module, `utf8guard._utf8guard`.

@@ -9,7 +9,6 @@ use pyo3::types::PyBytes;
 use utf8guard::{Cause, Dialect, EncodeError, Policy, SingleByte, TranscodeError, Transcoder};
 
 use crate::buffer::Input;
-use crate::names;
 
 /// The byte order of UTF-16 or UTF-32: fixed, or (`Bom`, CPython's
 /// `utf-16` and `utf-32`) read from a byte-order mark, which decoding
@@ -70,7 +69,18 @@ fn encoding(name: &str) -> PyResult<Encoding> {
         "utf32" => Ok(Encoding::Utf32(Order::Bom)),
         "latin1" | "iso88591" | "l1" | "cp819" => Ok(Encoding::Single(SingleByte::Latin1)),
         "windows1252" | "cp1252" => Ok(Encoding::Single(SingleByte::Windows1252)),
-        _ => names::dialect(name).map(Encoding::Family),
+        _ => match Dialect::from_name(name) {
+            Some(dialect) => Ok(Encoding::Family(dialect)),
+            None => {
+                let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+                Err(PyLookupError::new_err(format!(
+                    "unknown encoding: '{name}'; transcode() takes {}, utf-16, utf-16-le, \
+                     utf-16-be, utf-32, utf-32-le, utf-32-be, latin-1 (latin1, iso-8859-1, l1, \
+                     cp819), windows-1252 (cp1252)",
+                    dialects.join(", ")
+                )))
+            }
+        },
     }
 }
 
@@ -157,7 +167,7 @@ pub fn transcode<'py>(
         "replace" => Policy::Replace,
         other => {
             return Err(PyLookupError::new_err(format!(
-                "unknown error handler name '{other}'; transcode() takes strict or replace"
+                "unknown error handler name '{other}'; transcode() takes strict, replace"
             )))
         }
     };

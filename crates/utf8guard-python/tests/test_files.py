@@ -124,7 +124,7 @@ def test_repair_file_of_valid_and_empty_files(tmp_path):
         stats = utf8guard.repair_file(str(src), str(tmp_path / "dst"))
         assert stats == {"replacements": 0, "first_replacement": None, "bytes_read": len(data), "bytes_written": len(data)}
         assert (tmp_path / "dst").read_bytes() == data
-    with pytest.raises(ValueError, match="unknown replacement policy"):
+    with pytest.raises(LookupError, match="unknown replacement policy"):
         utf8guard.repair_file(src, tmp_path / "x", "nonsense")
 
 

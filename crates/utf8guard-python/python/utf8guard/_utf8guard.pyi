@@ -52,10 +52,12 @@ def check(data: Buffer, /, encoding: str = "utf-8") -> Optional[Utf8Error]:
     """None when data is well formed in encoding (a UTF-8 dialect), else the first error."""
 
 def decode(data: Buffer, /, encoding: str = "utf-8", errors: str = "strict") -> str:
-    """bytes(data).decode("utf-8", errors); also errors="jvm", "per-byte", "windows-1252", "latin-1"."""
+    """bytes(data).decode(encoding, errors) for utf-8 and utf-8-sig (any of CPython's names);
+    errors: CPython's handlers, registered ones, and the policies "jvm", "per-byte", ..."""
 
 def repair(data: Buffer, /, replacement: str = "maximal-subpart") -> bytes:
-    """data with every ill-formed sequence replaced, as UTF-8 (WTF-8 for "escape")."""
+    """data with every ill-formed sequence replaced, as UTF-8 (WTF-8 for "escape");
+    replacement: any policy name decode takes ("replace", "backslashreplace", "jvm", ...)."""
 
 def transcode(data: Buffer, /, from_: str, to: str, errors: str = "strict") -> bytes:
     """data converted between the UTF-8 family, UTF-16, UTF-32, Latin-1 and Windows-1252.
