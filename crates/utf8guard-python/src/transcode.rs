@@ -29,8 +29,10 @@ enum Encoding {
     Utf16(Order),
     /// UTF-32.
     Utf32(Order),
-    /// Latin-1 or Windows-1252, as CPython's codecs: Windows-1252 without
-    /// the five bytes it leaves unassigned (see `UNASSIGNED_1252`).
+    /// Latin-1, or Windows-1252 as WHATWG maps it (the library's, and
+    /// `decode`'s and `repair`'s policy): the five bytes CPython's `cp1252`
+    /// leaves undefined (`81`, `8D`, `8F`, `90`, `9D`) are the C1 controls
+    /// of their value, both ways.
     Single(SingleByte),
 }
 
@@ -84,11 +86,6 @@ fn encoding(name: &str) -> PyResult<Encoding> {
     }
 }
 
-/// The bytes Windows-1252 leaves unassigned: the library reads them as the
-/// C1 controls of their value (as WHATWG does), CPython's `cp1252` as
-/// errors ("character maps to <undefined>"), both ways.
-const UNASSIGNED_1252: [u8; 5] = [0x81, 0x8D, 0x8F, 0x90, 0x9D];
-
 /// CPython's reason for a byte or character its charmap codecs lack.
 const UNDEFINED: &str = "character maps to <undefined>";
 
@@ -138,10 +135,12 @@ fn reason(cause: Cause, to: Option<Encoding>) -> String {
 /// too); `utf-16` and `utf-32`, as CPython's codecs (decoding takes the
 /// byte order from a leading BOM and drops it, little-endian without one;
 /// encoding writes a BOM, little-endian); `latin-1` (`iso-8859-1`) and
-/// `windows-1252` (`cp1252`, whose five unassigned bytes are errors, as in
-/// CPython). Between CPython's codecs (UTF-8, UTF-16, UTF-32, Latin-1,
-/// Windows-1252) the result is `bytes(data).decode(from_, errors)
-/// .encode(to, errors)`.
+/// `windows-1252` (`cp1252`), WHATWG's mapping, as in `decode` and
+/// `repair`: the five bytes CPython's `cp1252` leaves undefined are the C1
+/// controls of their value. Between CPython's codecs (UTF-8, UTF-16,
+/// UTF-32, Latin-1, `cp1252`) the result is `bytes(data).decode(from_,
+/// errors).encode(to, errors)` wherever CPython's has no error for those
+/// five (bytes `81`, `8D`, `8F`, `90`, `9D`; U+0081, ...).
 ///
 /// `errors` is `"strict"`, which raises `UnicodeDecodeError` (`encoding`
 /// the source's name, `start`/`end` the bytes of the input that could not
@@ -431,25 +430,9 @@ fn decode(
             Ok(owned(text, false, Map::Family(dialect)))
         }
         Encoding::Single(single) => {
+            // Every byte has a character, in both encodings.
             let mut text = Vec::with_capacity(input.len());
-            let mut rest = input;
-            let mut at = 0;
-            if single == SingleByte::Windows1252 {
-                while let Some(i) = rest.iter().position(|b| UNASSIGNED_1252.contains(b)) {
-                    if policy == Policy::Strict {
-                        return Err(Failure {
-                            start: at + i,
-                            end: at + i + 1,
-                            reason: UNDEFINED.to_owned(),
-                        });
-                    }
-                    utf8guard::single_byte_to_utf8(single, &rest[..i], &mut text);
-                    text.extend_from_slice(REPLACEMENT);
-                    rest = &rest[i + 1..];
-                    at += i + 1;
-                }
-            }
-            utf8guard::single_byte_to_utf8(single, rest, &mut text);
+            utf8guard::single_byte_to_utf8(single, input, &mut text);
             Ok(owned(text, true, Map::Fixed { skip: 0, width: 1 }))
         }
         Encoding::Utf32(order) => {
@@ -593,27 +576,8 @@ fn encode(
         Encoding::Single(single) => {
             let text = pivot.utf8(input, to, policy)?;
             let mut out = Vec::with_capacity(text.len());
-            let mut at = 0;
-            if single == SingleByte::Windows1252 {
-                // The C1 controls of the unassigned bytes, as UTF-8
-                // (`C2 xx`), which the library would write as those bytes.
-                while let Some(i) = find_unassigned_1252(&text[at..]) {
-                    utf8guard::utf8_to_single_byte(single, &text[at..at + i], policy, &mut out)
-                        .map_err(|e| single_failure(pivot, input, &text, &e, at, single))?;
-                    if policy == Policy::Strict {
-                        let end = unencodable_run(&text, at + i, single);
-                        return Err(Failure {
-                            start: pivot.input_offset(input, at + i),
-                            end: pivot.input_offset(input, end),
-                            reason: UNDEFINED.to_owned(),
-                        });
-                    }
-                    out.push(b'?');
-                    at += i + 2;
-                }
-            }
-            utf8guard::utf8_to_single_byte(single, &text[at..], policy, &mut out)
-                .map_err(|e| single_failure(pivot, input, &text, &e, at, single))?;
+            utf8guard::utf8_to_single_byte(single, &text, policy, &mut out)
+                .map_err(|e| single_failure(pivot, input, &text, &e, 0, single))?;
             Ok(Output::Bytes(out))
         }
     }
@@ -638,29 +602,19 @@ fn single_failure(
     }
 }
 
-/// Where the run of characters that `single` (as CPython has it) lacks,
+/// Where the run of characters that `single` lacks,
 /// from the one at `start` of the UTF-8 `text`, ends.
 fn unencodable_run(text: &[u8], start: usize, single: SingleByte) -> usize {
     // The text is UTF-8: the run's characters are decoded one at a time.
     let rest = std::str::from_utf8(&text[start..]).unwrap_or("");
     let mut end = start;
     for c in rest.chars() {
-        let undefined = single.encode(c).is_none()
-            || (single == SingleByte::Windows1252
-                && u8::try_from(u32::from(c)).is_ok_and(|b| UNASSIGNED_1252.contains(&b)));
-        if !undefined {
+        if single.encode(c).is_some() {
             break;
         }
         end += c.len_utf8();
     }
     end.max(start + 1)
-}
-
-/// Where the first of U+0081, U+008D, U+008F, U+0090, U+009D is in the
-/// UTF-8 `text`.
-fn find_unassigned_1252(text: &[u8]) -> Option<usize> {
-    text.windows(2)
-        .position(|w| w[0] == 0xC2 && UNASSIGNED_1252.contains(&w[1]))
 }
 
 /// How many UTF-16 code units the well-formed WTF-8 `wtf8[..at]` holds: one

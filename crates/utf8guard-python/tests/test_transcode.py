@@ -1,5 +1,7 @@
 """transcode, against CPython's codecs where CPython has the codec."""
 
+import codecs
+
 import pytest
 
 import utf8guard
@@ -131,9 +133,33 @@ CODECS = ["utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "u
 SAMPLES = ["aé€😀\x81\u0100", "plain", "", "\ufeffx", "ÿ\x9d", TEXT, "Grüße, “quoted” — ok"]
 
 
+def _whatwg_1252():
+    """Windows-1252 as WHATWG maps it (transcode's, decode's and repair's):
+    CPython's cp1252 with its five undefined bytes as the C1 controls."""
+    import encodings.cp1252
+
+    table = "".join(chr(i) if c == "\ufffe" else c for i, c in enumerate(encodings.cp1252.decoding_table))
+    encoding = codecs.charmap_build(table)
+
+    def search(name):
+        if name != "test_whatwg_1252":
+            return None
+        return codecs.CodecInfo(
+            name="test-whatwg-1252",
+            encode=lambda text, errors="strict": codecs.charmap_encode(text, errors, encoding),
+            decode=lambda data, errors="strict": codecs.charmap_decode(data, errors, table),
+        )
+
+    codecs.register(search)
+    return "test-whatwg-1252"
+
+
+WHATWG_1252 = _whatwg_1252()
+
+
 def byte_offset(data, codec, text, index):
     """Where character `index` of `text` (data decoded) starts in `data`."""
-    if codec in ("latin-1", "cp1252"):
+    if codec in ("latin-1", "cp1252", WHATWG_1252):
         return index
     if codec.startswith("utf-32"):
         bom = 4 if codec == "utf-32" and data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else 0
@@ -145,7 +171,9 @@ def byte_offset(data, codec, text, index):
 
 
 def cpython(data, from_, to, errors):
-    """bytes.decode then str.encode; an error as (start, end, reason) in bytes of data."""
+    """bytes.decode then str.encode; an error as (start, end, reason) in bytes of data.
+    cp1252 is WHATWG's, as transcode's."""
+    from_, to = (WHATWG_1252 if c == "cp1252" else c for c in (from_, to))
     try:
         text = data.decode(from_, errors)
     except UnicodeDecodeError as e:
@@ -223,10 +251,16 @@ def test_boms_as_cpython():
 
 
 def test_single_byte_errors():
+    # Windows-1252 is WHATWG's, as in decode and repair: the five bytes
+    # CPython's cp1252 leaves undefined are C1 controls, both ways.
+    for name in ("windows-1252", "cp1252", "WINDOWS_1252"):
+        assert utf8guard.transcode(b"ok\x81\x8d\x8f\x90\x9d\x80", name, "utf-8") == "ok\x81\x8d\x8f\x90\x9d€".encode()
+        assert utf8guard.transcode("ok\x81\x9d€".encode(), "utf-8", name) == b"ok\x81\x9d\x80"
+    assert utf8guard.decode(b"\x81\x80", errors="windows-1252") == "\x81€"
+    assert utf8guard.repair(b"\x81\x80", "cp1252") == "\x81€".encode()
     with pytest.raises(UnicodeDecodeError) as info:
-        utf8guard.transcode(b"ok\x81", "windows-1252", "utf-8")
-    assert (info.value.start, info.value.end, info.value.reason) == (2, 3, "character maps to <undefined>")
-    assert utf8guard.transcode(b"\x80\x81", "cp1252", "utf-8", "replace") == "€\ufffd".encode()
+        utf8guard.transcode("ok\u0100".encode(), "utf-8", "windows-1252")
+    assert (info.value.start, info.value.end, info.value.reason) == (2, 4, "character maps to <undefined>")
     # A run of characters the target lacks is one error, as CPython's.
     with pytest.raises(UnicodeDecodeError) as info:
         utf8guard.transcode("a€😀b".encode(), "utf-8", "iso-8859-1")
@@ -236,7 +270,7 @@ def test_single_byte_errors():
         8,
         "ordinal not in range(256)",
     )
-    assert utf8guard.transcode("a€😀b\x81".encode(), "utf-8", "cp1252", "replace") == b"a\x80?b?"
+    assert utf8guard.transcode("a€😀b\x81".encode(), "utf-8", "cp1252", "replace") == b"a\x80?b\x81"
     # A decoding error comes before an encoding error earlier in the text.
     with pytest.raises(UnicodeDecodeError) as info:
         utf8guard.transcode("€".encode() + b"\xff", "utf-8", "latin-1")
