@@ -304,6 +304,12 @@ fn first_error(imported: &Imported) -> Option<(usize, Failure)> {
 /// null slot's bytes are not read, and `buffer_sizes` and `trust_offsets`
 /// say what is known of the buffers' sizes. The buffers are read in place,
 /// with the GIL released.
+///
+/// A stream is read to its end: a pyarrow `RecordBatchReader` has no rows
+/// left after the call, and passing it again raises `ValueError` (the
+/// package's `_arrow_input` remembers the readers it read); pass a `Table`
+/// to check the same rows more than once. A pandas `DataFrame` is read
+/// through `pyarrow.Table.from_pandas` (rows counted by position).
 #[pyfunction]
 #[pyo3(signature = (batch, /, *, buffer_sizes = None, trust_offsets = false))]
 pub fn validate_batch(

@@ -178,7 +178,9 @@ fn validate(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<bool> {
 }
 
 /// `None` when `data` is well formed in `encoding`, else the first error,
-/// as a `Utf8Error` (returned, not raised).
+/// as a `Utf8Error` (returned, not raised); with `all=True`, the list of
+/// every error (empty for valid data), each as `check` would find it after
+/// the one before, as `check_file(path, all=True)` gives a file's.
 ///
 /// `encoding` is a member of the UTF-8 family, by any name or alias that
 /// the library knows, in any case: `utf-8` (`utf8`, `strict`),
@@ -186,22 +188,54 @@ fn validate(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// `corrected-utf-8` (`corrected`). Unknown names raise `LookupError`.
 /// The GIL is released as in `validate`.
 #[pyfunction]
-#[pyo3(signature = (data, /, encoding = "utf-8"))]
-fn check(py: Python<'_>, data: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Option<Utf8Error>> {
+#[pyo3(signature = (data, /, encoding = "utf-8", all = false))]
+fn check<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    encoding: &str,
+    all: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let dialect = names::dialect(encoding)?;
     let input = Input::new(data)?;
     let bytes = input.bytes();
+    let limit = if all { usize::MAX } else { 1 };
+    let find = || errors(dialect, bytes, limit);
     // As in `validate`: the export is held across the call.
-    let result = if !detach(&input) {
-        dialect.check(bytes)
+    let found = if detach(&input) {
+        py.detach(find)
     } else {
-        py.detach(|| dialect.check(bytes))
+        find()
     };
-    Ok(result.err().map(|e| {
-        let start = e.valid_up_to();
-        let end = e.error_len().map_or(bytes.len(), |n| start + n);
-        Utf8Error::at(dialect, &e, start as u64, end as u64)
-    }))
+    if all {
+        return Ok(pyo3::types::PyList::new(py, found)?.into_any());
+    }
+    found
+        .into_iter()
+        .next()
+        .into_pyobject(py)
+        .map(Bound::into_any)
+}
+
+/// The first `limit` errors of `bytes` in `dialect`: each found by checking
+/// from where the one before ended; an input cut short inside a sequence
+/// ends the list.
+fn errors(dialect: Dialect, bytes: &[u8], limit: usize) -> Vec<Utf8Error> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while found.len() < limit {
+        let Err(e) = dialect.check(&bytes[at..]) else {
+            break;
+        };
+        let start = at + e.valid_up_to();
+        let Some(len) = e.error_len() else {
+            found.push(Utf8Error::at(dialect, &e, start as u64, bytes.len() as u64));
+            break;
+        };
+        let end = start + len;
+        found.push(Utf8Error::at(dialect, &e, start as u64, end as u64));
+        at = end;
+    }
+    found
 }
 
 /// `data` decoded as UTF-8 to a `str`: `bytes(data).decode(encoding, errors)`.

@@ -187,6 +187,29 @@ def test_readers_give_readers():
     assert out.read_all().column("raw").to_pylist() == decoded(RAW + RAW)
 
 
+CONSUMED = ("this RecordBatchReader was read to its end by an earlier call: it has no rows left; "
+            "read it into a Table (reader.read_all()) to pass its rows more than once")
+
+
+def test_a_reader_read_to_its_end_is_refused():
+    # A reader is read once: a second call would see no rows, and pass.
+    bad = pa.table({"raw": pa.array([b"ok", b"\xff"], pa.binary())})
+    for first, second in [(utf8guard.validate_batch, utf8guard.validate_batch),
+                          (utf8guard.batch_binary_to_string, utf8guard.validate_batch),
+                          (utf8guard.validate_batch, utf8guard.batch_binary_to_string)]:
+        good = pa.table({"raw": pa.array([b"ok"], pa.binary())})
+        reader = pa.RecordBatchReader.from_batches(good.schema, good.to_batches())
+        first(reader)
+        with pytest.raises(ValueError) as info:
+            second(reader)
+        assert str(info.value) == CONSUMED
+    reader = pa.RecordBatchReader.from_batches(bad.schema, bad.to_batches())
+    with pytest.raises(utf8guard.ArrowUtf8Error):
+        utf8guard.validate_batch(reader)
+    with pytest.raises(ValueError, match="read to its end"):
+        utf8guard.validate_batch(reader)
+
+
 def test_results_export_themselves():
     # Inputs that are not pyarrow's own objects give the extension's
     # classes, which any consumer of the PyCapsule interface takes.

@@ -147,3 +147,29 @@ def test_check_file_releases_the_gil(tmp_path):
         assert utf8guard.check_file(path, all=True) == []
         during = counter[0] - before
     assert during > 10, during
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cesu-8", "mutf-8", "wtf-8"])
+def test_check_all_is_check_after_check(encoding):
+    data = b"ok\xff\xc0\x80 caf\xe9 \xed\xa0\x80\xed\xb0\x80 \x00 \xf0\x9f\x98\x80 end\xe2\x82"
+    found = utf8guard.check(data, encoding, all=True)
+    expected = []
+    at = 0
+    while (err := utf8guard.check(data[at:], encoding)) is not None:
+        expected.append((at + err.start, at + err.end, err.error_len, err.kind))
+        if err.error_len is None:
+            break
+        at += err.end
+    assert as_tuples(found) == expected and all(e.encoding == encoding for e in found)
+    assert utf8guard.check(b"valid", encoding, all=True) == []
+
+
+def test_check_all_values_and_check_file(tmp_path):
+    data = b"id,name\n1,Jos\xe9\n2,Jos\xe9\n\xf0\x9f"
+    assert as_tuples(utf8guard.check(data, all=True)) == [
+        (13, 14, 1, "too_short"), (20, 21, 1, "too_short"), (22, 24, None, "incomplete")]
+    assert utf8guard.check(bytearray(data), all=False) == utf8guard.check(data)
+    assert utf8guard.check(data, "utf-8", True)[0] == utf8guard.check(data)
+    path = tmp_path / "f.csv"
+    path.write_bytes(data)
+    assert utf8guard.check_file(path, all=True) == utf8guard.check(data, all=True)

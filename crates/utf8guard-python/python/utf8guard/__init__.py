@@ -14,6 +14,11 @@ True
 b'\\xc3\\xa9\\xed\\xa0\\xbd\\xed\\xb8\\x80'
 """
 
+from __future__ import annotations
+
+import weakref
+from typing import Any, Optional
+
 from . import _utf8guard
 from ._utf8guard import (
     ArrowArray,
@@ -54,7 +59,12 @@ __all__ = [
 ]
 
 
-def _arrow_input(obj):
+# The pyarrow RecordBatchReaders that a call has read to their end: a reader
+# is read once, so a second call would see no rows and pass them silently.
+_read_readers: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _arrow_input(obj: Any) -> tuple[Any, Optional[dict[int, int]]]:
     """The Arrow input the extension reads, and the sizes of its buffers by address.
 
     The Arrow C Data Interface carries the address of each buffer, not its
@@ -63,14 +73,25 @@ def _arrow_input(obj):
     (``Buffer.size``): those of every buffer of every array in it, children and
     dictionaries included, for the extension to check the offsets against. A
     pyarrow ``RecordBatchReader`` is read into a ``Table`` first, whose buffers
-    can be measured (the extension reads a stream whole anyway). Any other
-    object is returned as it is, with ``None``.
+    can be measured (the extension reads a stream whole anyway); a reader that
+    an earlier call read to its end raises ``ValueError``. A pandas ``Series``
+    or ``DataFrame`` is converted to a pyarrow ``Array`` or ``Table`` (without
+    its index). Any other object is returned as it is, with ``None``.
     """
-    if not type(obj).__module__.startswith("pyarrow"):
+    module = type(obj).__module__
+    if module.startswith("pandas"):
+        obj = _from_pandas(obj)
+    elif not module.startswith("pyarrow"):
         return obj, None
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
     if isinstance(obj, pa.RecordBatchReader):
+        if obj in _read_readers:
+            raise ValueError(
+                "this RecordBatchReader was read to its end by an earlier call: it has no rows "
+                "left; read it into a Table (reader.read_all()) to pass its rows more than once"
+            )
+        _read_readers.add(obj)
         obj = obj.read_all()
     if isinstance(obj, pa.Array):
         arrays = [obj]
@@ -82,13 +103,46 @@ def _arrow_input(obj):
         arrays = [chunk for column in obj.columns for chunk in column.chunks]
     else:
         return obj, None
-    sizes = {}
+    sizes: dict[int, int] = {}
     for array in arrays:
         _add_buffer_sizes(array, sizes, pa)
     return obj, sizes
 
 
-def _add_buffer_sizes(array, sizes, pa):
+def _from_pandas(obj: Any) -> Any:
+    """A pandas Series as a pyarrow Array (ChunkedArray), a DataFrame as a Table."""
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    if isinstance(obj, pd.DataFrame):
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    if isinstance(obj, pd.Series):
+        return pa.array(obj, from_pandas=True)
+    return obj
+
+
+def _all_arrow_dtypes(dtypes: Any) -> bool:
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+    return len(dtypes) > 0 and all(isinstance(d, pd.ArrowDtype) for d in dtypes)
+
+
+def _to_pandas(result: Any, like: Any) -> Any:
+    """A pyarrow result as pandas, with the index (and a Series' name) of the
+    input ``like``; pyarrow-backed (``pd.ArrowDtype``) when ``like``'s columns are."""
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+    is_frame = isinstance(like, pd.DataFrame)
+    dtypes = list(like.dtypes) if is_frame else [like.dtype]
+    mapper = pd.ArrowDtype if _all_arrow_dtypes(dtypes) else None
+    out = result.to_pandas(types_mapper=mapper)
+    out.index = like.index
+    if not is_frame:
+        out.name = like.name
+    return out
+
+
+def _add_buffer_sizes(array: Any, sizes: dict[int, int], pa: Any) -> None:
     # ``buffers()`` lists the array's buffers and its children's, but not a
     # dictionary's: the arrays holding a dictionary are walked for theirs.
     for buffer in array.buffers():
@@ -109,15 +163,22 @@ def _add_buffer_sizes(array, sizes, pa):
         _add_buffer_sizes(child, sizes, pa)
 
 
-def _has_dictionary(typ):
-    import pyarrow as pa
+def _has_dictionary(typ: Any) -> bool:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
     if pa.types.is_dictionary(typ):
         return True
     return any(_has_dictionary(typ.field(i).type) for i in range(typ.num_fields))
 
 
-def binary_to_string(array, /, errors="strict", *, buffer_sizes=None, trust_offsets=False):
+def binary_to_string(
+    array: Any,
+    /,
+    errors: str = "strict",
+    *,
+    buffer_sizes: Optional[dict[int, int]] = None,
+    trust_offsets: bool = False,
+) -> Any:
     """Converts an Arrow binary array to a string array, zero-copy when valid.
 
     ``array`` is any object with ``__arrow_c_array__`` or ``__arrow_c_stream__``
@@ -136,7 +197,8 @@ def binary_to_string(array, /, errors="strict", *, buffer_sizes=None, trust_offs
 
     A pyarrow input gives a pyarrow result (an ``Array`` for an ``Array``, a
     ``ChunkedArray`` for a ``ChunkedArray``), a polars ``Series`` a polars
-    ``Series`` of the same name; any other input gives an
+    ``Series`` of the same name, a pandas ``Series`` a pandas ``Series`` of the
+    same name and index (rows are counted by position); any other input gives an
     ``ArrowArray`` (a list of them for a stream), which exports itself through
     ``__arrow_c_array__`` (``pyarrow.array(result)``, ``polars.Series(result)``).
     """
@@ -144,15 +206,21 @@ def binary_to_string(array, /, errors="strict", *, buffer_sizes=None, trust_offs
         array, errors, buffer_sizes=buffer_sizes, trust_offsets=trust_offsets
     )
     module = type(array).__module__
+    if module.startswith("pandas"):
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+        chunks = result if isinstance(result, list) else [result]
+        arrays = [pa.array(chunk) for chunk in chunks]
+        return _to_pandas(pa.chunked_array(arrays) if arrays else pa.chunked_array([], pa.string()), array)
     if module.startswith("polars"):
-        import polars as pl
+        import polars as pl  # type: ignore[import-untyped, unused-ignore]
 
         chunks = result if isinstance(result, list) else [result]
         series = [pl.Series(chunk).alias(array.name) for chunk in chunks]
         return pl.concat(series, rechunk=False) if series else pl.Series(array.name, [], pl.String)
     if not module.startswith("pyarrow"):
         return result
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
     if isinstance(result, list):
         string_types = {
@@ -170,7 +238,14 @@ def binary_to_string(array, /, errors="strict", *, buffer_sizes=None, trust_offs
     return pa.array(result)
 
 
-def batch_binary_to_string(batch, /, errors="strict", *, buffer_sizes=None, trust_offsets=False):
+def batch_binary_to_string(
+    batch: Any,
+    /,
+    errors: str = "strict",
+    *,
+    buffer_sizes: Optional[dict[int, int]] = None,
+    trust_offsets: bool = False,
+) -> Any:
     """Converts every binary column of an Arrow record batch or table to a string column.
 
     ``batch`` is any object with ``__arrow_c_array__`` of a struct type (a
@@ -185,8 +260,10 @@ def batch_binary_to_string(batch, /, errors="strict", *, buffer_sizes=None, trus
 
     A pyarrow input gives a pyarrow result: a ``RecordBatch`` for a
     ``RecordBatch`` (or a ``StructArray``), a ``Table`` for a ``Table``, a
-    ``RecordBatchReader`` for a ``RecordBatchReader``; a polars ``DataFrame``
-    gives a polars ``DataFrame``; any other gives an ``ArrowBatch``
+    ``RecordBatchReader`` for a ``RecordBatchReader`` (a reader is read once:
+    passing it again raises ``ValueError``); a polars ``DataFrame`` gives a
+    polars ``DataFrame``, a pandas ``DataFrame`` a pandas ``DataFrame`` with
+    the input's index; any other gives an ``ArrowBatch``
     (``__arrow_c_array__``: ``pyarrow.record_batch(result)``) or an
     ``ArrowStream`` (``__arrow_c_stream__``: ``pyarrow.table(result)``,
     ``polars.DataFrame(result)``).
@@ -195,13 +272,17 @@ def batch_binary_to_string(batch, /, errors="strict", *, buffer_sizes=None, trus
         batch, errors, buffer_sizes=buffer_sizes, trust_offsets=trust_offsets
     )
     module = type(batch).__module__
+    if module.startswith("pandas"):
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+        return _to_pandas(pa.table(result), batch)
     if module.startswith("polars"):
-        import polars as pl
+        import polars as pl  # type: ignore[import-untyped, unused-ignore]
 
         return pl.DataFrame(result)
     if not module.startswith("pyarrow"):
         return result
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
     if isinstance(result, ArrowBatch):
         return pa.record_batch(result)

@@ -1,9 +1,19 @@
 """Type stubs of the extension module utf8guard._utf8guard."""
 
 import os
-from typing import Any, Final, Literal, Optional, TypedDict, Union, overload
+from typing import Any, Final, Literal, Optional, Protocol, TypedDict, Union, overload
 
-from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
+from typing_extensions import Buffer as _Buffer  # collections.abc.Buffer from Python 3.12
+
+class _ArrayInterface(Protocol):
+    """A NumPy array: its stubs declare `__buffer__` for Python 3.12 on only,
+    where `collections.abc.Buffer` takes it; before, this is what they have."""
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+
+Buffer = Union[_Buffer, _ArrayInterface]
+"""What the functions read: any object with the buffer protocol (C-contiguous)."""
 
 __version__: Final[str]
 
@@ -48,8 +58,16 @@ class Utf8Error:
 def validate(data: Buffer, /) -> bool:
     """True when data is well-formed UTF-8 (GIL released from 64 KiB when read-only)."""
 
-def check(data: Buffer, /, encoding: str = "utf-8") -> Optional[Utf8Error]:
-    """None when data is well formed in encoding (a UTF-8 dialect), else the first error."""
+@overload
+def check(data: Buffer, /, encoding: str = "utf-8", all: Literal[False] = False) -> Optional[Utf8Error]:
+    """None when data is well formed in encoding (a UTF-8 dialect), else the first error;
+    with all=True, the list of every error, each as check finds it after the one before."""
+@overload
+def check(data: Buffer, /, encoding: str = "utf-8", *, all: Literal[True]) -> list[Utf8Error]: ...
+@overload
+def check(data: Buffer, /, encoding: str, all: Literal[True]) -> list[Utf8Error]: ...
+@overload
+def check(data: Buffer, /, encoding: str = "utf-8", all: bool = False) -> Union[Optional[Utf8Error], list[Utf8Error]]: ...
 
 def decode(data: Buffer, /, encoding: str = "utf-8", errors: str = "strict") -> str:
     """bytes(data).decode(encoding, errors) for utf-8 and utf-8-sig (any of CPython's names);
@@ -64,17 +82,18 @@ def transcode(data: Buffer, /, from_: str, to: str, errors: str = "strict") -> b
 
     Encodings: the dialects' names, "utf-16", "utf-16-le", "utf-16-be", "utf-32",
     "utf-32-le", "utf-32-be" ("utf-16"/"utf-32" read and write a BOM as CPython's),
-    "latin-1" ("iso-8859-1"), "windows-1252" ("cp1252"). Between CPython's codecs the
+    "latin-1" ("iso-8859-1"), "windows-1252" ("cp1252", WHATWG's mapping). Between CPython's codecs the
     result is data.decode(from_, errors).encode(to, errors). errors is "strict"
     (raise UnicodeDecodeError with start/end in bytes of data) or "replace".
     """
 
 @overload
-def check_file(path: StrPath, /, all: Literal[False] = False) -> Optional[Utf8Error]: ...
+def check_file(path: StrPath, /, all: Literal[False] = False) -> Optional[Utf8Error]:
+    """The file's first UTF-8 error (None if valid), or every error with all=True (GIL released)."""
 @overload
 def check_file(path: StrPath, /, all: Literal[True]) -> list[Utf8Error]: ...
-def check_file(path: StrPath, /, all: bool = False) -> Union[Optional[Utf8Error], list[Utf8Error]]:
-    """The file's first UTF-8 error (None if valid), or every error with all=True (GIL released)."""
+@overload
+def check_file(path: StrPath, /, all: bool = False) -> Union[Optional[Utf8Error], list[Utf8Error]]: ...
 
 class RepairStats(TypedDict):
     replacements: int
