@@ -7,6 +7,7 @@
 //! (`buffer::Input`); see `docs/PYTHON.md` for the Python API.
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyUnicodeDecodeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBytes, PyString};
@@ -267,6 +268,11 @@ fn decode<'py>(
     encoding: &str,
     errors: &str,
 ) -> PyResult<Bound<'py, PyString>> {
+    if let Ok(object) = data.cast::<PyBytes>() {
+        if encoding == "utf-8" && errors == "strict" && object.as_bytes().len() < SMALL {
+            return small_strict(py, object);
+        }
+    }
     let decoding = names::decoding(py, encoding)?;
     let handler = names::decode_handler(py, errors)?;
     let input = Input::new(data)?;
@@ -303,6 +309,32 @@ fn decode<'py>(
         repaired()
     };
     pystr::build(py, &text, layout, detach)
+}
+
+/// Inputs shorter than this, as `bytes` with the default arguments, go to
+/// CPython's own decoder: for them the cost is the call, not the text, and
+/// exporting a buffer and looking names up cost more than the decoding.
+const SMALL: usize = 16 * 1024;
+
+/// A short `bytes` decoded by CPython's UTF-8 decoder (`PyUnicode_DecodeUTF8`),
+/// whose `str` and strict exception `decode` gives for any input.
+fn small_strict<'py>(
+    py: Python<'py>,
+    object: &Bound<'py, PyBytes>,
+) -> PyResult<Bound<'py, PyString>> {
+    let bytes = object.as_bytes();
+    let len = bytes.len() as ffi::Py_ssize_t;
+    // SAFETY: the GIL is held (`py`); `bytes` is the immutable contents of
+    // `object`, alive for the call, `len` bytes long; the errors name is a
+    // NUL-terminated C string. The call returns a new reference or NULL with
+    // an exception set, which `from_owned_ptr_or_err` turns into `Err`.
+    let text = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyUnicode_DecodeUTF8(bytes.as_ptr().cast(), len, c"strict".as_ptr()),
+        )?
+    };
+    Ok(text.cast_into::<PyString>()?)
 }
 
 /// `bytes` decoded with `handler` (`surrogatepass` or a registered one)

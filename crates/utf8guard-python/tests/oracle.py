@@ -90,8 +90,10 @@ def strict_error(data):
 
 
 def our_strict_error(data):
+    # A bytearray: bytes below 16 KiB go to CPython's own decoder, this takes the
+    # extension's.
     try:
-        utf8guard.decode(data)
+        utf8guard.decode(bytearray(data))
     except UnicodeDecodeError as e:
         assert type(e) is UnicodeDecodeError
         return (e.encoding, e.object, e.start, e.end, e.reason, str(e))

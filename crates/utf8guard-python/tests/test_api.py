@@ -303,3 +303,18 @@ def test_the_package():
     assert utf8guard.Utf8Error.__module__ == "utf8guard"
     # The examples of the package's docstring.
     assert doctest.testmod(utf8guard).failed == 0
+
+
+def test_short_bytes_take_cpythons_decoder_with_the_same_answers():
+    # Below 16 KiB, bytes with the default arguments go to CPython's own
+    # decoder (the call costs more than the text): the same str and error.
+    assert utf8guard.decode(b"hello") == "hello"
+    assert utf8guard.decode(b"") == ""
+    for data in (b"caf\xe9", b"x" * 63 + b"\xff", b"x" * 64 + b"\xff", b"\xe2\x82"):
+        for given in (data, bytearray(data)):
+            with pytest.raises(UnicodeDecodeError) as info:
+                utf8guard.decode(given)
+            e = info.value
+            assert (e.encoding, e.object, e.start, e.end, e.reason) == (
+                "utf-8", data, *{4: (3, 4, "unexpected end of data"), 64: (63, 64, "invalid start byte"),
+                                 65: (64, 65, "invalid start byte"), 2: (0, 2, "unexpected end of data")}[len(data)])

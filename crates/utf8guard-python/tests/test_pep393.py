@@ -93,6 +93,8 @@ def assert_same_str(ours, theirs):
 def test_valid_text_of_each_class(text):
     raw = text.encode("utf-8")
     assert_same_str(utf8guard.decode(raw), raw.decode("utf-8"))
+    # Short bytes go to CPython's decoder; a bytearray takes the extension's.
+    assert_same_str(utf8guard.decode(bytearray(raw)), raw.decode("utf-8"))
     for ours, theirs in HANDLERS.items():
         assert_same_str(utf8guard.decode(raw, errors=ours), raw.decode("utf-8", theirs))
 
@@ -110,11 +112,12 @@ def test_repaired_text_of_each_class(text, where):
         at += 1
     for bad in (b"\xff", b"\xe9", b"\xf0\x9f\x98"):
         data = raw[:at] + bad + raw[at:]
-        with pytest.raises(UnicodeDecodeError) as e:
-            utf8guard.decode(data)
-        got = e.value
-        assert (got.encoding, got.object, got.start, got.end, got.reason, str(got)) \
-            == strict_error(data)
+        for given in (data, bytearray(data)):
+            with pytest.raises(UnicodeDecodeError) as e:
+                utf8guard.decode(given)
+            got = e.value
+            assert (got.encoding, got.object, got.start, got.end, got.reason, str(got)) \
+                == strict_error(data)
         for ours, theirs in HANDLERS.items():
             assert_same_str(utf8guard.decode(data, errors=ours), data.decode("utf-8", theirs))
 
