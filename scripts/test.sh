@@ -88,6 +88,79 @@ if $quick; then
     exit 0
 fi
 
+# Miri interprets on one thread, and its runs take minutes, while the steps
+# below leave a core idle for long stretches (links, a long test alone,
+# emulated tests, downloads). So its runs start here, in the background and
+# at a lower priority, in target directories of their own, and the last
+# step waits for them and shows what they printed (target/miri.log).
+miri_runs() {
+    # Lower priority for this subshell and all it starts.
+    renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+    cargo +nightly miri setup --quiet 2>/dev/null || cargo +nightly miri setup
+    # Three runs side by side (the kernels' tests alone took nearly four
+    # minutes): the kernels' and transcoders' tests with SSE4.2 and AVX2
+    # enabled at compile time, so that Miri runs their intrinsics and checks
+    # every load against the slice bounds (the scalar kernel and scan are
+    # among the kernels and widths they try), in two runs of about the same
+    # length; and the other unit tests (the scalar kernel's own, the
+    # short-input paths, dispatch) as CPU detection sees them under Miri,
+    # with no features.
+    local simd="-C target-feature=+avx2,+sse4.2" portable second status what pid log
+    CARGO_TARGET_DIR=target/miri-portable \
+        cargo +nightly miri test -p utf8guard --lib --quiet -- \
+        --skip kernel::tests --skip transcode::tests >target/miri-portable.log 2>&1 &
+    portable=$!
+    RUSTFLAGS="$simd" CARGO_TARGET_DIR=target/miri-simd-2 \
+        cargo +nightly miri test -p utf8guard --lib --quiet -- \
+        transcode::tests kernel::tests::one_character_after_an_ascii_prefix \
+        utf32::tests::vectors_stay_within_their_slices \
+        >target/miri-simd-2.log 2>&1 &
+    second=$!
+    echo "Miri, the kernels' tests with SSE4.2 and AVX2:"
+    RUSTFLAGS="$simd" CARGO_TARGET_DIR=target/miri-simd \
+        cargo +nightly miri test -p utf8guard --lib --quiet -- \
+        kernel::tests --skip kernel::tests::one_character_after_an_ascii_prefix || return 1
+    for run in "the transcoders' tests and one kernel test, with SSE4.2 and AVX2:$second:target/miri-simd-2.log" \
+        "the other unit tests, without features:$portable:target/miri-portable.log"; do
+        IFS=: read -r what pid log <<<"$run"
+        status=0
+        wait "$pid" || status=$?
+        echo "Miri, $what:"
+        cat "$log"
+        ((status == 0)) || { echo "FAIL: Miri ($what) exited $status"; return 1; }
+    done
+    echo "Miri, the oracle's error positions:"
+    CARGO_TARGET_DIR=target/miri-portable \
+        cargo +nightly miri test -p utf8guard-dfa --lib --quiet -- \
+        faults_are_named error_positions_are_exact expected_ranges
+}
+mkdir -p target
+if cargo +nightly miri --version >/dev/null 2>&1 || { $install && rustup component add miri rust-src --toolchain nightly; }; then
+    miri_runs >target/miri.log 2>&1 &
+    miri_job=$!
+    # A step that fails ends the run: the Miri runs with it.
+    trap 'pkill -P "$miri_job" 2>/dev/null; kill "$miri_job" 2>/dev/null || true' EXIT
+fi
+
+# The Python step's virtual environment, made in the background while the
+# Rust steps run: its downloads and installs (some 60 s in a fresh one)
+# would otherwise stand alone in that step.
+venv=target/python-venv
+python_packages="maturin pytest pyarrow polars pandas mypy"
+python_env() {
+    have python3 || return 1
+    if [[ ! -x "$venv/bin/python" ]]; then
+        python3 -m venv "$venv" || { rm -rf "$venv"; return 1; }
+    fi
+    # shellcheck disable=SC2086 # one word per package
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_packages
+}
+if ! have python3 || ! python3 -c "import ensurepip" 2>/dev/null; then
+    apt_install python3 python3-venv || true
+fi
+python_env >target/python-env.log 2>&1 &
+python_env_job=$!
+
 step "cargo clippy (all targets, -D warnings)"
 # The Python crate's PyO3 (not abi3) asks an interpreter for its version
 # when it builds, clippy and doc included.
@@ -167,28 +240,17 @@ ok
 # ------------------------------------------------------------- Python ----
 # The Python package (crates/utf8guard-python): maturin builds its wheel
 # (the ci profile, in target/python, kept between runs) and installs it
-# into a virtual environment under target/, where its tests run against
-# CPython's codecs, pyarrow and polars (the Arrow PyCapsule functions;
-# polars adds some 7-11 s to a fresh venv's install, 2 s once installed;
-# its tests skip without it, but not in CI). Then the extension is
-# type-checked for CPython 3.9 and 3.15, the oldest and newest its PyO3
-# supports, without those interpreters (scripts/check-python-versions.sh;
-# in target/, whose dependencies the clippy step checked: 20 to 30 s). In
-# CI it must run; elsewhere a missing python3, venv or pip, or no access
-# to PyPI (for maturin, pytest, pyarrow and polars), skips it.
+# into the virtual environment made at the start (python_env above), where
+# its tests run against CPython's codecs, pyarrow, polars and pandas (the
+# Arrow PyCapsule functions), and mypy checks a user's script against the
+# package's types; those tests skip without their package, but not in CI.
+# Then the extension is type-checked for CPython 3.9 and 3.15, the oldest
+# and newest its PyO3 supports, without those interpreters
+# (scripts/check-python-versions.sh; in target/, whose dependencies the
+# clippy step checked: 20 to 30 s). In CI it must run; elsewhere a missing
+# python3, venv or pip, or no access to PyPI, skips it.
 step "Python package: maturin build + pytest"
-venv=target/python-venv
-python_env() {
-    have python3 || return 1
-    if [[ ! -x "$venv/bin/python" ]]; then
-        python3 -m venv "$venv" || { rm -rf "$venv"; return 1; }
-    fi
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest pyarrow polars
-}
-if ! have python3 || ! python3 -c "import ensurepip" 2>/dev/null; then
-    apt_install python3 python3-venv || true
-fi
-if python_env; then
+if [[ -n "${python_env_job:-}" ]] && wait "$python_env_job"; then
     rm -f target/python-wheels/utf8guard-*.whl
     CARGO_TARGET_DIR=target/python "$venv/bin/maturin" build --profile ci \
         --manifest-path crates/utf8guard-python/Cargo.toml --out target/python-wheels
@@ -199,10 +261,11 @@ if python_env; then
     CARGO_TARGET_DIR=target scripts/check-python-versions.sh
     ok
 elif $install; then
-    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI (maturin, pytest, pyarrow, polars)"
+    cat target/python-env.log 2>/dev/null || true
+    echo "FAIL: the Python package's step needs python3 with venv and pip, and PyPI ($python_packages)"
     exit 1
 else
-    skip "Python package (needs python3 with venv and pip, and PyPI for maturin, pytest, pyarrow and polars; see docs/PYTHON.md)"
+    skip "Python package (needs python3 with venv and pip, and PyPI for $python_packages; see docs/PYTHON.md)"
 fi
 
 # ------------------------------------------------- dispatch under qemu ----
@@ -359,41 +422,12 @@ else
 fi
 
 # ---------------------------------------------------------------- Miri ----
-step "Miri: the scalar kernel, the SIMD kernels and dispatch, undefined-behaviour checks"
-if cargo +nightly miri --version >/dev/null 2>&1 || { $install && rustup component add miri rust-src --toolchain nightly; }; then
-    cargo +nightly miri setup --quiet 2>/dev/null || cargo +nightly miri setup
-    # Three runs side by side on the two cores (Miri interprets on one
-    # thread, and the kernels' tests alone took nearly four minutes): the
-    # kernels' and transcoders' tests with SSE4.2 and AVX2 enabled at
-    # compile time, so that Miri runs their intrinsics and checks every
-    # load against the slice bounds (the scalar kernel and scan are among
-    # the kernels and widths they try), in two runs of about the same
-    # length; and the other unit tests (the scalar kernel's own, the
-    # short-input paths, dispatch) as CPU detection sees them under Miri,
-    # with no features.
-    simd="-C target-feature=+avx2,+sse4.2"
-    cargo +nightly miri test -p utf8guard --lib --quiet -- \
-        --skip kernel::tests --skip transcode::tests >target/miri-portable.log 2>&1 &
-    portable=$!
-    RUSTFLAGS="$simd" CARGO_TARGET_DIR=target/miri-simd-2 \
-        cargo +nightly miri test -p utf8guard --lib --quiet -- \
-        transcode::tests kernel::tests::one_character_after_an_ascii_prefix \
-        utf32::tests::vectors_stay_within_their_slices \
-        >target/miri-simd-2.log 2>&1 &
-    second=$!
-    RUSTFLAGS="$simd" CARGO_TARGET_DIR=target/miri-simd \
-        cargo +nightly miri test -p utf8guard --lib --quiet -- \
-        kernel::tests --skip kernel::tests::one_character_after_an_ascii_prefix
-    for run in "the transcoders' tests and one kernel test, with SSE4.2 and AVX2:$second:target/miri-simd-2.log" \
-        "the other unit tests, without features:$portable:target/miri-portable.log"; do
-        IFS=: read -r what pid log <<<"$run"
-        status=0
-        wait "$pid" || status=$?
-        echo "Miri, $what:"
-        cat "$log"
-        ((status == 0)) || { echo "FAIL: Miri ($what) exited $status"; exit 1; }
-    done
-    cargo +nightly miri test -p utf8guard-dfa --lib --quiet -- faults_are_named error_positions_are_exact expected_ranges
+step "Miri: the scalar kernel, the SIMD kernels and dispatch, undefined-behaviour checks (waiting for the runs started after the formatting step)"
+if [[ -n "${miri_job:-}" ]]; then
+    status=0
+    wait "$miri_job" || status=$?
+    cat target/miri.log
+    ((status == 0)) || { echo "FAIL: Miri exited $status"; exit 1; }
     ok
 else
     skip "Miri (rustup component add miri rust-src --toolchain nightly)"
