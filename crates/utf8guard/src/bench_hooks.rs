@@ -163,3 +163,34 @@ mod tests {
         assert_eq!(SETTING.load(Ordering::Relaxed), 0);
     }
 }
+
+/// [`crate::single_byte_to_utf8_into`] with the vector steps of `kernel`
+/// (the scalar loop for the scalar kernel), whatever kernel is active: for
+/// the tests and benchmarks, which run every level in one process. `None`
+/// where the CPU cannot run `kernel`.
+pub fn single_byte_to_utf8_into_with(
+    kernel: crate::kernel::Kernel,
+    encoding: crate::SingleByte,
+    input: &[u8],
+    output: &mut [u8],
+) -> Option<crate::Progress> {
+    kernel
+        .is_available()
+        .then(|| crate::legacy::single_byte_to_utf8_into_with(kernel, encoding, input, output))
+}
+
+/// [`crate::utf8_to_single_byte_into`] with the vector steps of `kernel`,
+/// as [`single_byte_to_utf8_into_with`]. (The windows the general way
+/// validates are checked by the active kernel.)
+pub fn utf8_to_single_byte_into_with(
+    kernel: crate::kernel::Kernel,
+    encoding: crate::SingleByte,
+    input: &[u8],
+    policy: crate::Policy,
+    output: &mut [u8],
+    last: bool,
+) -> Option<crate::Progress> {
+    kernel.is_available().then(|| {
+        crate::legacy::utf8_to_single_byte_into_with(kernel, encoding, input, policy, output, last)
+    })
+}

@@ -5,9 +5,10 @@
 //! copied a block at a time ([`crate::ascii`]), and only the other bytes
 //! go through a table. Out of UTF-8, the kernel validates first
 //! ([`crate::utf8_input`]), so the conversion decodes without checking.
-//! With the AVX2 or AVX-512 kernel, blocks of 32 bytes are converted by
-//! vectors both ways (`simd`): into UTF-8 every block, out of it the
-//! blocks of ASCII and U+0080..U+00FF, which that step also checks, so
+//! With a vector kernel, a vector of bytes at a time is converted both
+//! ways (`vector`, written once over the conversions' vector layer and
+//! compiled for each instruction set): into UTF-8 every block, out of it
+//! the blocks of ASCII and U+0080..U+00FF, which that step also checks, so
 //! that only the other blocks call the kernel; after the kernel, blocks
 //! with Windows-1252's characters above U+00FF too.
 
@@ -21,8 +22,8 @@ use crate::transcode::TranscodeError;
 use crate::transcode::{Policy, Progress, Status};
 use crate::utf8_input::{self, Convert, Stop};
 
-#[cfg(target_arch = "x86_64")]
-mod simd;
+#[cfg(vector_kernels)]
+mod vector;
 
 /// A single-byte encoding: each byte is one character.
 ///
@@ -300,59 +301,133 @@ pub fn single_byte_to_utf8(encoding: SingleByte, input: &[u8], out: &mut Vec<u8>
 /// assert_eq!(&buf, "abé".as_bytes());
 /// ```
 pub fn single_byte_to_utf8_into(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress {
-    #[cfg(target_arch = "x86_64")]
-    if simd::available() {
-        // SAFETY: `available` found AVX2 on this CPU.
-        return unsafe { simd::to_utf8_avx2(encoding, input, output) };
-    }
-    to_utf8_loop::<false>(encoding, input, output)
+    single_byte_to_utf8_into_with(crate::dispatch::active(), encoding, input, output)
 }
 
-/// The loop of [`single_byte_to_utf8_into`]; with `VECTORS` (only in a
-/// function compiled for AVX2) it takes 32 bytes at a time by vectors
-/// while there is room for any 32 ([`simd::expand`]).
+/// [`single_byte_to_utf8_into`] with the vectors of `kernel`, which must be
+/// available on this CPU (the scalar loop where it has none).
+pub(crate) fn single_byte_to_utf8_into_with(
+    kernel: crate::Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    output: &mut [u8],
+) -> Progress {
+    #[cfg(vector_kernels)]
+    if let Some(progress) = vector::to_utf8(kernel, encoding, input, output) {
+        return progress;
+    }
+    let _ = kernel;
+    to_utf8_loop(NoSteps, encoding, input, output)
+}
+
+/// The vector steps of the loops ([`to_utf8_loop`], [`from_utf8_loop`]):
+/// a vector type's (`vector`), whose value proves its instruction set, or
+/// [`NoSteps`]. Each takes `BLOCK` bytes of input.
+trait Steps: Copy {
+    /// The bytes of input a step takes; 0 for [`NoSteps`].
+    const BLOCK: usize;
+    /// The room [`Steps::expand_windows`] needs: 3 bytes a byte, and its
+    /// last 16-byte store.
+    const WINDOWS_ROOM: usize;
+
+    /// Converts the `BLOCK` bytes of `block` to UTF-8 at the start of `out`
+    /// (at least `2 * BLOCK` long), and returns how many bytes that is;
+    /// `None` (nothing written) when `windows` and the block holds a byte
+    /// of `80`..`9F`.
+    fn expand(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize>;
+
+    /// Converts the `BLOCK` bytes of Windows-1252 in `block` to UTF-8 at the
+    /// start of `out` (at least `WINDOWS_ROOM` long), and returns how many
+    /// bytes that is.
+    fn expand_windows(self, block: &[u8], out: &mut [u8]) -> usize;
+
+    /// Copies the ASCII at the start of `input` to `output` in runs, and
+    /// returns how many bytes that is (the caller's steps take the rest).
+    fn ascii_run(self, input: &[u8], output: &mut [u8]) -> usize;
+
+    /// Converts the characters that start in `block` (`BLOCK` bytes of
+    /// well-formed UTF-8 that starts with a character) into the encoding
+    /// at the start of `out` (at least `BLOCK` long): the bytes read and
+    /// written; `None` (nothing written) where a character is not ASCII
+    /// nor U+00A0..U+00FF (for Latin-1, U+0080..U+00FF).
+    fn compress(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<(usize, usize)>;
+
+    /// [`Steps::compress`] for Windows-1252 with its characters above
+    /// U+00FF as well.
+    fn compress_windows(self, block: &[u8], out: &mut [u8]) -> Option<(usize, usize)>;
+}
+
+/// No vector steps: the loops a character at a time (and ASCII a word
+/// block at a time).
+#[derive(Clone, Copy)]
+struct NoSteps;
+
+impl Steps for NoSteps {
+    const BLOCK: usize = 0;
+    const WINDOWS_ROOM: usize = 0;
+
+    fn expand(self, _: &[u8], _: &mut [u8], _: bool) -> Option<usize> {
+        unreachable!("no vector steps")
+    }
+
+    fn expand_windows(self, _: &[u8], _: &mut [u8]) -> usize {
+        unreachable!("no vector steps")
+    }
+
+    fn ascii_run(self, _: &[u8], _: &mut [u8]) -> usize {
+        unreachable!("no vector steps")
+    }
+
+    fn compress(self, _: &[u8], _: &mut [u8], _: bool) -> Option<(usize, usize)> {
+        unreachable!("no vector steps")
+    }
+
+    fn compress_windows(self, _: &[u8], _: &mut [u8]) -> Option<(usize, usize)> {
+        unreachable!("no vector steps")
+    }
+}
+
+/// The loop of [`single_byte_to_utf8_into`]; with vector `steps` (only in
+/// a function compiled for their instruction set) it takes a block at a
+/// time by vectors while there is room for any block's UTF-8
+/// ([`Steps::expand`]).
 #[inline(always)]
-fn to_utf8_loop<const VECTORS: bool>(
+fn to_utf8_loop<S: Steps>(
+    steps: S,
     encoding: SingleByte,
     input: &[u8],
     output: &mut [u8],
 ) -> Progress {
     let table = encoding.utf8_table();
-    #[cfg(target_arch = "x86_64")]
     let windows = encoding == SingleByte::Windows1252;
+    let n = S::BLOCK;
     // The bytes before `slow` go through the table: a block the vectors
     // left (Windows-1252's `80`..`9F`).
-    #[cfg(target_arch = "x86_64")]
     let mut slow = 0;
     let (mut at, mut w) = (0, 0);
     let status = loop {
-        #[cfg(target_arch = "x86_64")]
-        if VECTORS && at >= slow {
-            if let (Some(block), Some(out)) = (input.get(at..at + 32), output.get_mut(w..w + 64)) {
-                let (block, out) = (block.try_into().expect("32"), out.try_into().expect("64"));
-                // SAFETY: `VECTORS` is set only where the CPU has AVX2.
-                if let Some(n) = unsafe { simd::expand(block, out, windows) } {
-                    at += 32;
-                    w += n;
-                    // 32 bytes of UTF-8 from 32: ASCII, and the run that
-                    // may follow is copied as it is.
-                    if n == 32 {
-                        // SAFETY: as above.
-                        let n = unsafe { simd::ascii_run(&input[at..], &mut output[w..]) };
-                        at += n;
-                        w += n;
+        if n != 0 && at >= slow {
+            if let (Some(block), Some(out)) = (input.get(at..at + n), output.get_mut(w..w + 2 * n))
+            {
+                if let Some(written) = steps.expand(block, out, windows) {
+                    at += n;
+                    w += written;
+                    // As many bytes of UTF-8 as of input: ASCII, and the
+                    // run that may follow is copied as it is.
+                    if written == n {
+                        let run = steps.ascii_run(&input[at..], &mut output[w..]);
+                        at += run;
+                        w += run;
                     }
                     continue;
                 }
                 // Windows-1252's `80`..`9F`, up to 3 bytes each.
-                if let Some(out) = output.get_mut(w..w + simd::WINDOWS_ROOM) {
-                    let out = out.try_into().expect("room");
-                    // SAFETY: as above.
-                    w += unsafe { simd::expand_windows(block, out) };
-                    at += 32;
+                if let Some(out) = output.get_mut(w..w + S::WINDOWS_ROOM) {
+                    w += steps.expand_windows(block, out);
+                    at += n;
                     continue;
                 }
-                slow = at + 32;
+                slow = at + n;
             }
         }
         let Some(&b) = input.get(at) else {
@@ -401,62 +476,42 @@ impl Convert for ToSingleByte {
 
     #[inline]
     fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
-        #[cfg(target_arch = "x86_64")]
-        if simd::available() {
-            // SAFETY: `available` found AVX2 on this CPU.
-            return unsafe { simd::from_utf8_avx2(self.0, src, dst) };
-        }
-        from_utf8_loop::<false>(self.0, src, dst)
+        from_utf8_loop(NoSteps, self.0, src, dst)
     }
 }
 
-/// [`Convert::valid`] of [`ToSingleByte`]; with `VECTORS` (only in a
-/// function compiled for AVX2) it takes 32 bytes at a time by vectors
-/// where their characters are all ASCII or U+00A0..U+00FF
-/// ([`simd::compress`]), for Windows-1252 also its 27 characters above
-/// U+00FF ([`simd::compress_windows`]), and where not, goes a character
+/// [`Convert::valid`] of [`ToSingleByte`]; with vector `steps` (only in a
+/// function compiled for their instruction set) it takes a block at a
+/// time by vectors where its characters are all ASCII or U+00A0..U+00FF
+/// ([`Steps::compress`]), for Windows-1252 also its 27 characters above
+/// U+00FF ([`Steps::compress_windows`]), and where not, goes a character
 /// at a time to the end of the block (which reports what the encoding
 /// lacks).
 #[inline(always)]
-fn from_utf8_loop<const VECTORS: bool>(
+fn from_utf8_loop<S: Steps>(
+    steps: S,
     encoding: SingleByte,
     src: &[u8],
     dst: &mut [u8],
 ) -> (usize, usize, Stop) {
-    #[cfg(target_arch = "x86_64")]
     let windows = encoding == SingleByte::Windows1252;
-    #[cfg(target_arch = "x86_64")]
+    let n = S::BLOCK;
     let mut slow = 0;
     let (mut r, mut w) = (0, 0);
     while let Some(&b) = src.get(r) {
-        #[cfg(target_arch = "x86_64")]
-        if VECTORS && r >= slow {
-            if let (Some(block), Some(out)) = (src.get(r..r + 32), dst.get_mut(w..w + 32)) {
-                let (block, out): (&[u8; 32], &mut [u8; 32]) =
-                    (block.try_into().expect("32"), out.try_into().expect("32"));
-                // SAFETY: `VECTORS` is set only where the CPU has AVX2.
-                match unsafe { simd::compress(block, &mut *out, windows) } {
+        if n != 0 && r >= slow {
+            if let (Some(block), Some(out)) = (src.get(r..r + n), dst.get_mut(w..w + n)) {
+                let step = match steps.compress(block, &mut *out, windows) {
+                    None if windows => steps.compress_windows(block, out),
+                    step => step,
+                };
+                match step {
                     Some((read, written)) => {
                         r += read;
                         w += written;
                         continue;
                     }
-                    None => {
-                        let typographic = if windows {
-                            // SAFETY: as above.
-                            unsafe { simd::compress_windows(block, out) }
-                        } else {
-                            None
-                        };
-                        match typographic {
-                            Some((read, written)) => {
-                                r += read;
-                                w += written;
-                                continue;
-                            }
-                            None => slow = r + 32,
-                        }
-                    }
+                    None => slow = r + n,
                 }
             }
         }
@@ -560,10 +615,32 @@ pub fn utf8_to_single_byte_into(
     output: &mut [u8],
     last: bool,
 ) -> Progress {
-    #[cfg(target_arch = "x86_64")]
-    if simd::available() {
-        // SAFETY: `available` found AVX2 on this CPU.
-        return unsafe { simd::from_utf8_into_avx2(encoding, input, policy, output, last) };
+    utf8_to_single_byte_into_with(
+        crate::dispatch::active(),
+        encoding,
+        input,
+        policy,
+        output,
+        last,
+    )
+}
+
+/// [`utf8_to_single_byte_into`] with the vectors of `kernel`, which must be
+/// available on this CPU (the scalar loop where it has none).
+pub(crate) fn utf8_to_single_byte_into_with(
+    kernel: crate::Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u8],
+    last: bool,
+) -> Progress {
+    #[cfg(vector_kernels)]
+    if let Some(progress) =
+        vector::from_utf8_into_with(kernel, encoding, input, policy, output, last)
+    {
+        return progress;
     }
+    let _ = kernel;
     utf8_input::convert(&ToSingleByte(encoding), input, policy, output, last)
 }

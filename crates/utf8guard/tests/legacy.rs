@@ -13,7 +13,7 @@ use utf8guard::{
     single_byte_to_utf8, single_byte_to_utf8_into, utf16_len_from_utf8, utf16_to_wtf8,
     utf32_len_from_utf8, utf32_to_utf8, utf32_to_utf8_into, utf8_len_from_single_byte,
     utf8_len_from_utf16, utf8_to_single_byte, utf8_to_single_byte_into, utf8_to_utf32,
-    utf8_to_utf32_into, Cause, EncodeError, Policy, Progress, SingleByte, Status,
+    utf8_to_utf32_into, Cause, EncodeError, Kernel, Policy, Progress, SingleByte, Status,
 };
 
 const ENCODINGS: [SingleByte; 2] = [SingleByte::Latin1, SingleByte::Windows1252];
@@ -56,6 +56,32 @@ fn python(script: &str, stdin: &[u8]) -> Option<Vec<u8>> {
     writer.join().unwrap().unwrap();
     assert!(out.status.success(), "python3 failed");
     Some(out.stdout)
+}
+
+/// `single_byte_to_utf8_into` with the vector steps of `kernel` (which
+/// this CPU has), whatever kernel the dispatcher chose.
+fn into_utf8_with(
+    kernel: Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    output: &mut [u8],
+) -> Progress {
+    utf8guard::__bench::single_byte_to_utf8_into_with(kernel, encoding, input, output)
+        .expect("an available kernel")
+}
+
+/// `utf8_to_single_byte_into` with the vector steps of `kernel`, as
+/// [`into_utf8_with`].
+fn from_utf8_with(
+    kernel: Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u8],
+    last: bool,
+) -> Progress {
+    utf8guard::__bench::utf8_to_single_byte_into_with(kernel, encoding, input, policy, output, last)
+        .expect("an available kernel")
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -410,18 +436,26 @@ for line in sys.stdin:
             let mut out = Vec::new();
             let result = utf8_to_single_byte(encoding, input, Policy::Strict, &mut out);
             let ours = strict_line(result, &out, hex);
-            assert_eq!(
-                ours,
-                lines.next().unwrap(),
-                "{encoding:?} strict, {input:02X?}"
-            );
+            let strict = lines.next().unwrap();
+            assert_eq!(ours, strict, "{encoding:?} strict, {input:02X?}");
             out.clear();
             utf8_to_single_byte(encoding, input, Policy::Replace, &mut out).unwrap();
-            assert_eq!(
-                hex(&out),
-                lines.next().unwrap(),
-                "{encoding:?} replace, {input:02X?}"
-            );
+            let replaced = lines.next().unwrap();
+            assert_eq!(hex(&out), replaced, "{encoding:?} replace, {input:02X?}");
+            // Every kernel's vector steps, in this one process.
+            for kernel in Kernel::available() {
+                let mut buf = vec![0u8; input.len()];
+                let p = from_utf8_with(kernel, encoding, input, Policy::Strict, &mut buf, true);
+                let ours = strict_line(p.result.map(drop), &buf[..p.written], hex);
+                assert_eq!(ours, strict, "{kernel}: {encoding:?} strict, {input:02X?}");
+                let p = from_utf8_with(kernel, encoding, input, Policy::Replace, &mut buf, true);
+                assert_eq!(p.result, Ok(Status::InputEmpty));
+                assert_eq!(
+                    hex(&buf[..p.written]),
+                    replaced,
+                    "{kernel}: {encoding:?} replace, {input:02X?}"
+                );
+            }
         }
         let mut units = Vec::new();
         let result = utf8_to_utf32(input, Policy::Strict, &mut units);
@@ -919,6 +953,25 @@ fn check_into_utf8(encoding: SingleByte, input: &[u8]) {
         assert_eq!(p.read, input.len() - 1);
         assert_eq!(buf[..p.written], want[..p.written]);
     }
+    // Every kernel's vector steps, into the exact room and one byte less.
+    for kernel in Kernel::available() {
+        let what = format!("{kernel}: {encoding:?} {}", hex(input));
+        let mut buf = vec![0u8; want.len()];
+        let p = into_utf8_with(kernel, encoding, input, &mut buf);
+        assert_eq!(
+            (p.read, p.written, p.result),
+            (input.len(), want.len(), Ok(Status::InputEmpty)),
+            "{what}"
+        );
+        assert_eq!(buf, want, "{what}");
+        if let Some(room) = want.len().checked_sub(1) {
+            let mut buf = vec![0u8; room];
+            let p = into_utf8_with(kernel, encoding, input, &mut buf);
+            assert_eq!(p.result, Ok(Status::OutputFull), "{what}");
+            assert_eq!(p.read, input.len() - 1, "{what}");
+            assert_eq!(buf[..p.written], want[..p.written], "{what}");
+        }
+    }
 }
 
 /// A strict conversion's error: offset, length, whether the character is
@@ -1015,7 +1068,14 @@ fn check_from_utf8(encoding: SingleByte, input: &[u8], policy: Policy) {
     let mut buf = vec![0u8; input.len()];
     let p = utf8_to_single_byte_into(encoding, input, policy, &mut buf, true);
     assert_eq!(buf[..p.written], want[..], "{what}");
-    for e in [result.err(), p.result.err()] {
+    let mut results = vec![result.err(), p.result.err()];
+    // Every kernel's vector steps.
+    for kernel in Kernel::available() {
+        let p = from_utf8_with(kernel, encoding, input, policy, &mut buf, true);
+        assert_eq!(buf[..p.written], want[..], "{kernel}: {what}");
+        results.push(p.result.err());
+    }
+    for e in results {
         let got = e.map(|e| {
             let unencodable = match e.cause() {
                 Cause::Unencodable(EncodeError::NotInCharset) => true,
@@ -1025,5 +1085,100 @@ fn check_from_utf8(encoding: SingleByte, input: &[u8], policy: Policy) {
             (e.offset(), e.error_len(), unencodable)
         });
         assert_eq!(got, error, "{what}");
+    }
+}
+
+/// Every length up to 200 bytes at every alignment up to 16, around the
+/// vectors of every width (16, 32 and 64 bytes) and the runs of ASCII the
+/// steps copy (128 bytes), text of each kind both ways: each kernel's
+/// vector steps give what the scalar loops give, into outputs of exactly
+/// the room (no store may land past it: the buffer is the slice).
+#[test]
+fn every_length_and_alignment_on_every_kernel() {
+    let emulated = std::env::var_os("UTF8GUARD_TEST_EMULATED").is_some();
+    let mut rng = Rng(0x00A1_1CE5);
+    // ASCII, Latin-1 letters now and then, Windows-1252's 80..9F too, and
+    // all high bytes.
+    let kinds: [&dyn Fn(&mut Rng) -> u8; 4] = [
+        &|r| b' ' + r.below(95) as u8,
+        &|r| {
+            if r.below(8) == 0 {
+                0xA0 + r.below(96) as u8
+            } else {
+                b'a' + r.below(26) as u8
+            }
+        },
+        &|r| {
+            if r.below(4) == 0 {
+                0x80 + r.below(128) as u8
+            } else {
+                b'a' + r.below(26) as u8
+            }
+        },
+        &|r| 0x80 + r.below(128) as u8,
+    ];
+    let step = if emulated { 7 } else { 1 };
+    for encoding in ENCODINGS {
+        for (k, kind) in kinds.iter().enumerate() {
+            let pool: Vec<u8> = (0..216).map(|_| kind(&mut rng)).collect();
+            let text: String = pool.iter().map(|&b| encoding.decode(b)).collect();
+            let utf8 = text.as_bytes();
+            for offset in (0..=16).step_by(if emulated { 5 } else { 1 }) {
+                for len in (0..=200).step_by(step) {
+                    let input = &pool[offset..offset + len];
+                    let want = decoded_bytewise(encoding, input);
+                    // Out of UTF-8: the same characters, cut between them.
+                    let from = text.ceil_char_boundary(offset * 2);
+                    let to = text.floor_char_boundary((from + len * 3 / 2).min(utf8.len()));
+                    let source = &utf8[from..to.max(from)];
+                    let back: Option<Vec<u8>> = std::str::from_utf8(source)
+                        .unwrap()
+                        .chars()
+                        .map(|c| encoding.encode(c))
+                        .collect();
+                    for kernel in Kernel::available() {
+                        let what = format!("{kernel}: {encoding:?} kind {k} at {offset}, {len} B");
+                        let mut out = vec![0u8; want.len()];
+                        let p = into_utf8_with(kernel, encoding, input, &mut out);
+                        assert_eq!((p.read, p.written), (len, want.len()), "{what}");
+                        assert_eq!(out, want, "{what}");
+                        let mut out = vec![0u8; source.len()];
+                        let p = from_utf8_with(
+                            kernel,
+                            encoding,
+                            source,
+                            Policy::Replace,
+                            &mut out,
+                            true,
+                        );
+                        assert_eq!(p.read, source.len(), "{what}");
+                        if let Some(back) = &back {
+                            assert_eq!(&out[..p.written], &back[..], "{what}");
+                        }
+                        let reference = from_utf8_with(
+                            Kernel::Scalar,
+                            encoding,
+                            source,
+                            Policy::Strict,
+                            &mut vec![0u8; source.len()],
+                            true,
+                        );
+                        let p = from_utf8_with(
+                            kernel,
+                            encoding,
+                            source,
+                            Policy::Strict,
+                            &mut out,
+                            true,
+                        );
+                        assert_eq!(
+                            (p.read, p.written, p.result),
+                            (reference.read, reference.written, reference.result),
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

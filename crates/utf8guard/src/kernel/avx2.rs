@@ -6,6 +6,9 @@ use super::dialects::{self, Spec};
 use super::lookup;
 use super::simd::SimdU8;
 
+/// The conversions' operations on this type (`SimdConvert`).
+mod convert;
+
 /// 32 bytes in an AVX register. Only made by the `unsafe` constructors of
 /// [`SimdU8`], whose contract is that the CPU has AVX2.
 #[derive(Clone, Copy)]

@@ -11,6 +11,9 @@ use super::dialects::{self, Spec};
 use super::lookup;
 use super::simd::SimdU8;
 
+/// The conversions' operations on this type (`SimdConvert`).
+mod convert;
+
 /// 64 bytes in a ZMM register. Only made by the `unsafe` constructors of
 /// [`SimdU8`], whose contract is that the CPU has AVX-512F, AVX-512BW and
 /// BMI2, and with `VBMI` AVX-512VBMI too.

@@ -23,6 +23,8 @@ pub(crate) mod scalar;
 pub(crate) mod lookup;
 #[cfg(vector_kernels)]
 pub(crate) mod simd;
+#[cfg(vector_kernels)]
+pub(crate) mod simd_convert;
 
 /// The entry points of an x86 kernel for vector type `$v` with target
 /// features `$features` (which `$cpu` names in the docs): strict UTF-8's,

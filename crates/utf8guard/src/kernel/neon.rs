@@ -6,6 +6,9 @@ use super::dialects::{self, Spec};
 use super::lookup;
 use super::simd::SimdU8;
 
+/// The conversions' operations on this type (`SimdConvert`).
+mod convert;
+
 /// 16 bytes in a NEON register. NEON is part of the aarch64 baseline this
 /// crate is built for; the constructors are `unsafe` only to share the
 /// [`SimdU8`] contract.

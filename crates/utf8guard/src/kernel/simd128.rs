@@ -12,6 +12,9 @@ use super::dialects::{self, Spec};
 use super::lookup;
 use super::simd::SimdU8;
 
+/// The conversions' operations on this type (`SimdConvert`).
+mod convert;
+
 /// 16 bytes in a `v128`. The `simd128` feature is enabled at compile time
 /// for this type to exist; the constructors are `unsafe` only to share the
 /// [`SimdU8`] contract.

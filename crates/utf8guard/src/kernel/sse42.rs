@@ -7,6 +7,9 @@ use super::dialects::{self, Spec};
 use super::lookup;
 use super::simd::SimdU8;
 
+/// The conversions' operations on this type (`SimdConvert`).
+mod convert;
+
 /// 16 bytes in an SSE register. Only made by the `unsafe` constructors of
 /// [`SimdU8`], whose contract is that the CPU has SSE4.2.
 #[derive(Clone, Copy)]

@@ -1,108 +1,257 @@
-//! Vector steps for the single-byte encodings (x86_64, AVX2).
+//! Vector steps for the single-byte encodings, written once over the
+//! conversions' vector layer ([`SimdConvert`]) and instantiated for each
+//! instruction set (SSE4.2, AVX2, NEON, simd128).
 //!
-//! Into UTF-8, a step takes 32 bytes: all ASCII, they are stored as they
-//! are; otherwise each group of 8 becomes up to 16 bytes by one shuffle,
-//! chosen by the group's mask of bytes above `7F`, of the pairs (lead,
-//! second byte) made for every byte. Out of UTF-8 (already validated), a
-//! step takes 32 bytes whose only non-ASCII characters are `C2`/`C3` ones
-//! (U+0080..U+00FF): each continuation byte becomes its character's byte,
-//! and each group of 8 drops its lead bytes by a shuffle chosen by their
-//! mask. For Windows-1252, a block with its characters above U+00FF
-//! (`E2 80 9C` for `“`, `C5 92` for `Œ`...) looks each character's byte up
-//! by the last two bytes of its form and keeps only its last byte.
-//! Anything else (other characters, U+0080..U+009F) is left to the
-//! byte-at-a-time loops, which also report the errors.
+//! Into UTF-8, a step takes one vector of bytes: all ASCII, they are stored
+//! as they are; otherwise each group of 8 becomes up to 16 bytes by one
+//! shuffle, chosen by the group's mask of bytes above `7F`, of the pairs
+//! (lead, second byte) made for every byte. Out of UTF-8 (already
+//! validated), a step takes one vector whose only non-ASCII characters are
+//! `C2`/`C3` ones (U+0080..U+00FF): each continuation byte becomes its
+//! character's byte, and each group of 8 drops its lead bytes by a shuffle
+//! chosen by their mask. For Windows-1252, a vector with its characters
+//! above U+00FF (`E2 80 9C` for `“`, `C5 92` for `Œ`...) looks each
+//! character's byte up by the last two bytes of its form and keeps only
+//! its last byte. Anything else (other characters, U+0080..U+009F) is left
+//! to the byte-at-a-time loops, which also report the errors.
 //!
-//! The loops themselves are in `legacy.rs`, generic over whether the steps
-//! run; here they are compiled for AVX2 as a whole, so that the steps
-//! inline into them (a call per block, across target features, cost what
-//! the shuffles saved).
+//! The shuffles work within 128-bit lanes (the layer's definition): a
+//! vector is `LANES / 16` lanes, each with its own shuffle control and its
+//! own stores.
+//!
+//! The loops themselves are in `legacy.rs`, generic over their steps
+//! ([`Steps`]); here they are compiled for each instruction set as a
+//! whole, so that the steps inline into them (a call per block, across
+//! target features, cost what the shuffles saved).
 
-use core::arch::x86_64::{
-    __m128i, __m256i, _mm256_add_epi8, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256,
-    _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
-    _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
-    _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_set_epi64x, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi8,
-    _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi64,
-};
-
-use super::SingleByte;
-use crate::cpu::Level;
+use super::{SingleByte, Steps};
+use crate::kernel::simd::SimdU8;
+use crate::kernel::simd_convert::SimdConvert;
+use crate::kernel::Kernel;
 use crate::transcode::{Policy, Progress, Status, TranscodeError};
-use crate::utf8_input::{self, Stop};
+use crate::utf8_input::{self, Convert, Stop};
 
-/// Whether the vector steps run: with the AVX2 or AVX-512 kernel active
-/// (so that forcing the scalar or SSE4.2 kernel tests the portable loops).
-#[inline]
-pub(super) fn available() -> bool {
-    crate::dispatch::level() != Level::Scalar
+/// A vector type's steps: a value of it proves the instruction set.
+impl<V: SimdConvert> Steps for V {
+    const BLOCK: usize = V::LANES;
+    const WINDOWS_ROOM: usize = 3 * V::LANES + 16;
+
+    #[inline(always)]
+    fn expand(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize> {
+        expand(self, block, out, windows)
+    }
+
+    #[inline(always)]
+    fn expand_windows(self, block: &[u8], out: &mut [u8]) -> usize {
+        expand_windows(self, block, out)
+    }
+
+    #[inline(always)]
+    fn ascii_run(self, input: &[u8], output: &mut [u8]) -> usize {
+        ascii_run(self, input, output)
+    }
+
+    #[inline(always)]
+    fn compress(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<(usize, usize)> {
+        compress_checked::<V, false>(self, block, out, windows)
+    }
+
+    #[inline(always)]
+    fn compress_windows(self, block: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
+        compress_windows(self, block, out)
+    }
 }
 
-/// `single_byte_to_utf8_into`'s loop compiled for AVX2.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn to_utf8_avx2(
+/// The instruction set's entry points, compiled for it as a whole.
+pub(super) trait Entries: SimdConvert {
+    /// `single_byte_to_utf8_into`'s loop.
+    ///
+    /// # Safety
+    /// The CPU must support this type's instruction set.
+    unsafe fn to_utf8(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress;
+
+    /// The valid-input loop of `utf8_to_single_byte_into`.
+    ///
+    /// # Safety
+    /// The CPU must support this type's instruction set.
+    unsafe fn from_utf8_valid(
+        encoding: SingleByte,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> (usize, usize, Stop);
+
+    /// `utf8_to_single_byte_into`, checked steps first ([`from_utf8_into`]).
+    ///
+    /// # Safety
+    /// The CPU must support this type's instruction set.
+    unsafe fn from_utf8_into(
+        encoding: SingleByte,
+        input: &[u8],
+        policy: Policy,
+        output: &mut [u8],
+        last: bool,
+    ) -> Progress;
+}
+
+/// [`Entries`] for vector type `$v`, compiled with target features
+/// `$features`.
+macro_rules! entries {
+    ($v:ty, $features:literal) => {
+        impl Entries for $v {
+            #[target_feature(enable = $features)]
+            unsafe fn to_utf8(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress {
+                // SAFETY: this function's contract.
+                let proof = unsafe { <$v as SimdU8>::splat(0) };
+                super::to_utf8_loop(proof, encoding, input, output)
+            }
+
+            #[target_feature(enable = $features)]
+            unsafe fn from_utf8_valid(
+                encoding: SingleByte,
+                src: &[u8],
+                dst: &mut [u8],
+            ) -> (usize, usize, Stop) {
+                // SAFETY: this function's contract.
+                let proof = unsafe { <$v as SimdU8>::splat(0) };
+                super::from_utf8_loop(proof, encoding, src, dst)
+            }
+
+            #[target_feature(enable = $features)]
+            unsafe fn from_utf8_into(
+                encoding: SingleByte,
+                input: &[u8],
+                policy: Policy,
+                output: &mut [u8],
+                last: bool,
+            ) -> Progress {
+                // SAFETY: this function's contract.
+                let proof = unsafe { <$v as SimdU8>::splat(0) };
+                from_utf8_into(proof, encoding, input, policy, output, last)
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+entries!(crate::kernel::sse42::V128, "sse4.2");
+#[cfg(target_arch = "x86_64")]
+entries!(crate::kernel::avx2::V256, "avx2");
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+entries!(crate::kernel::neon::V128, "neon");
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+entries!(crate::kernel::simd128::V128, "simd128");
+
+/// The vector type whose steps run with `kernel`, which must be available,
+/// as `V::Entries` calls: `$call` with `$V` named as that type, or `None`
+/// where `kernel` has none (the scalar kernel).
+macro_rules! with_vectors {
+    ($kernel:expr, |$V:ident| $call:expr) => {
+        match $kernel {
+            // The AVX-512 kernel runs the AVX2 steps: its CPU has AVX2,
+            // checked here all the same as `dispatch::level_for` does.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 | Kernel::Avx512 if crate::cpu::has_avx2() => {
+                type $V = crate::kernel::avx2::V256;
+                Some($call)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse42 => {
+                type $V = crate::kernel::sse42::V128;
+                Some($call)
+            }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Kernel::Neon => {
+                type $V = crate::kernel::neon::V128;
+                Some($call)
+            }
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => {
+                type $V = crate::kernel::simd128::V128;
+                Some($call)
+            }
+            _ => None,
+        }
+    };
+}
+
+/// `single_byte_to_utf8_into` with `kernel`'s vectors; `None` where it has
+/// none. `kernel` must be available on this CPU.
+#[inline]
+pub(super) fn to_utf8(
+    kernel: Kernel,
     encoding: SingleByte,
     input: &[u8],
     output: &mut [u8],
-) -> Progress {
-    super::to_utf8_loop::<true>(encoding, input, output)
+) -> Option<Progress> {
+    debug_assert!(kernel.is_available());
+    // SAFETY: `kernel` is available, and the instruction set of its
+    // vectors is the kernel's (AVX2 for the AVX-512 kernel is tested).
+    with_vectors!(kernel, |V| unsafe { V::to_utf8(encoding, input, output) })
 }
 
-/// The valid-input loop of `utf8_to_single_byte_into` compiled for AVX2.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn from_utf8_avx2(
+/// `utf8_to_single_byte_into` with `kernel`'s vectors; `None` where it has
+/// none. `kernel` must be available on this CPU.
+#[inline]
+pub(super) fn from_utf8_into_with(
+    kernel: Kernel,
     encoding: SingleByte,
-    src: &[u8],
-    dst: &mut [u8],
-) -> (usize, usize, Stop) {
-    super::from_utf8_loop::<true>(encoding, src, dst)
+    input: &[u8],
+    policy: Policy,
+    output: &mut [u8],
+    last: bool,
+) -> Option<Progress> {
+    debug_assert!(kernel.is_available());
+    // SAFETY: as in `to_utf8`.
+    with_vectors!(kernel, |V| unsafe {
+        V::from_utf8_into(encoding, input, policy, output, last)
+    })
 }
 
-/// `utf8_to_single_byte_into` on a CPU with AVX2: blocks of ASCII and
+/// UTF-8 into a single-byte encoding with `V`'s loop, for
+/// [`utf8_input::convert`]: the value of `V` proves its instruction set.
+struct ToSingleByteWith<V>(SingleByte, V);
+
+impl<V: Entries> Convert for ToSingleByteWith<V> {
+    type Unit = u8;
+    const REPLACEMENT: u8 = super::ToSingleByte::REPLACEMENT;
+
+    #[inline]
+    fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
+        // SAFETY: a value of `V` exists only where the CPU has its
+        // instruction set.
+        unsafe { V::from_utf8_valid(self.0, src, dst) }
+    }
+}
+
+/// `utf8_to_single_byte_into` with `V`'s steps: blocks of ASCII and
 /// Latin-1 letters are checked and converted by [`compress_checked`]
 /// without the kernel; from a block that is not such, a piece of
-/// [`PIECE`] bytes goes the general way (the kernel, then
-/// [`from_utf8_loop`](super::from_utf8_loop), which reports the errors).
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn from_utf8_into_avx2(
+/// [`PIECE`] bytes goes the general way (the kernel, then `V`'s
+/// valid-input loop, which reports the errors).
+#[inline(always)]
+fn from_utf8_into<V: Entries>(
+    proof: V,
     encoding: SingleByte,
     input: &[u8],
     policy: Policy,
     output: &mut [u8],
     last: bool,
 ) -> Progress {
+    let n = V::LANES;
     let windows = encoding == SingleByte::Windows1252;
-    let convert = super::ToSingleByte(encoding);
+    let convert = ToSingleByteWith(encoding, proof);
     let (mut at, mut w) = (0, 0);
     loop {
         let from = at;
-        while let (Some(block), Some(out)) = (input.get(at..at + 32), output.get_mut(w..w + 32)) {
-            let (block, out) = (block.try_into().expect("32"), out.try_into().expect("32"));
-            // SAFETY: this function is compiled for AVX2.
-            match unsafe { compress_checked::<true>(block, out, windows) } {
+        while let (Some(block), Some(out)) = (input.get(at..at + n), output.get_mut(w..w + n)) {
+            match compress_checked::<V, true>(proof, block, out, windows) {
                 // ASCII: the run that may follow is copied as it is.
-                Some((32, 32)) => {
-                    at += 32;
-                    w += 32;
-                    // SAFETY: as above.
-                    let n = unsafe { ascii_run(&input[at..], &mut output[w..]) };
+                Some((read, written)) if read == n && written == n => {
                     at += n;
                     w += n;
+                    let run = ascii_run(proof, &input[at..], &mut output[w..]);
+                    at += run;
+                    w += run;
                 }
                 Some((read, written)) => {
                     at += read;
@@ -157,11 +306,11 @@ pub(super) unsafe fn from_utf8_into_avx2(
     }
 }
 
-/// `utf8_input::convert`, kept out of [`from_utf8_into_avx2`]: inlined
-/// there, typographic text was about 5% slower.
+/// `utf8_input::convert`, kept out of [`from_utf8_into`]: inlined there,
+/// typographic text was about 5% slower.
 #[inline(never)]
-fn general(
-    convert: &super::ToSingleByte,
+fn general<V: Entries>(
+    convert: &ToSingleByteWith<V>,
     input: &[u8],
     policy: Policy,
     output: &mut [u8],
@@ -179,29 +328,33 @@ const RUN: usize = 128;
 
 /// Copies the ASCII at the start of `input` to `output`, [`RUN`] bytes at a
 /// time while both have them, and returns how many bytes that is (a
-/// multiple of [`RUN`]; the caller's steps take the rest). A block is one
-/// test of its four vectors ORed, and four stores: text that is all ASCII
-/// goes at the speed of the caches, where a step per 32 bytes paid its
+/// multiple of [`RUN`]; the caller's steps take the rest). A run is one
+/// test of its vectors ORed, and their stores: text that is all ASCII goes
+/// at the speed of the caches, where a step per vector paid its
 /// bookkeeping each time.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
 #[inline(always)]
-pub(super) unsafe fn ascii_run(input: &[u8], output: &mut [u8]) -> usize {
+fn ascii_run<V: SimdConvert>(_proof: V, input: &[u8], output: &mut [u8]) -> usize {
+    let lanes = V::LANES;
     let mut n = 0;
     while let (Some(src), Some(dst)) = (input.get(n..n + RUN), output.get_mut(n..n + RUN)) {
-        // SAFETY: the loads read the `RUN` bytes of `src`, the stores write
-        // the `RUN` bytes of `dst`. AVX2 is the caller's promise.
+        // SAFETY: the loads read within the `RUN` bytes of `src`, the
+        // stores write within the `RUN` bytes of `dst` (`RUN` is a multiple
+        // of every vector's width). The instruction set is proved by
+        // `_proof`.
         unsafe {
-            let at = |k: usize| _mm256_loadu_si256(src.as_ptr().add(32 * k).cast::<__m256i>());
-            let v = [at(0), at(1), at(2), at(3)];
-            let any = _mm256_or_si256(_mm256_or_si256(v[0], v[1]), _mm256_or_si256(v[2], v[3]));
-            if _mm256_movemask_epi8(any) != 0 {
+            // The vectors loaded once, kept for the stores (loaded again
+            // for them, they were loaded twice).
+            let mut v = [_proof; RUN / 16];
+            let v = &mut v[..RUN / lanes];
+            for (k, v) in v.iter_mut().enumerate() {
+                *v = V::load(src.as_ptr().add(k * lanes));
+            }
+            let any = v.iter().fold(v[0], |any, &v| any.or(v));
+            if !any.is_ascii() {
                 break;
             }
-            for (k, &v) in v.iter().enumerate() {
-                _mm256_storeu_si256(dst.as_mut_ptr().add(32 * k).cast::<__m256i>(), v);
+            for (k, v) in v.iter().enumerate() {
+                v.store(dst.as_mut_ptr().add(k * lanes));
             }
         }
         n += RUN;
@@ -252,8 +405,8 @@ static COMPRESS: [u64; 256] = {
     rows
 };
 
-/// How many bits of each byte value are set (`popcnt` is not part of the
-/// AVX2 target feature).
+/// How many bits of each byte value are set (a `popcnt` instruction is not
+/// part of every instruction set the steps are compiled for).
 static ONES: [u8; 256] = {
     let mut ones = [0; 256];
     let mut b = 0;
@@ -264,80 +417,64 @@ static ONES: [u8; 256] = {
     ones
 };
 
-/// Byte `k` (0 to 3) of `mask`.
+/// Byte `k` of `mask`: the bits of group `k` of 8 lanes.
 #[inline(always)]
-fn group(mask: u32, k: u32) -> usize {
+fn group(mask: u64, k: usize) -> usize {
     (mask >> (8 * k) & 0xFF) as usize
 }
 
-/// Converts the 32 bytes of `block` to UTF-8 at the start of `out`, and
-/// returns how many bytes that is; `None` (nothing written) when
-/// `windows` and the block holds a byte of `80`..`9F`, whose characters
-/// are not U+0080..U+009F.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
+/// The mask of a vector's `lanes` lanes.
 #[inline(always)]
-pub(super) unsafe fn expand(block: &[u8; 32], out: &mut [u8; 64], windows: bool) -> Option<usize> {
-    // SAFETY: the loads read the 32 bytes of `block` and 16 of rows of
-    // `EXPAND`; the stores write `out[..32]`, or 16 bytes at each of
-    // `at[0..4]`, each at most 48 (three groups of at most 16 bytes), so
-    // within its 64. AVX2 is the caller's promise.
+fn full(lanes: usize) -> u64 {
+    u64::MAX >> (64 - lanes)
+}
+
+/// Converts the `V::LANES` bytes of `block` to UTF-8 at the start of `out`
+/// (at least twice as long), and returns how many bytes that is; `None`
+/// (nothing written) when `windows` and the block holds a byte of
+/// `80`..`9F`, whose characters are not U+0080..U+009F.
+#[inline(always)]
+fn expand<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize> {
+    let n = V::LANES;
+    assert!(block.len() == n && out.len() >= 2 * n);
+    // SAFETY: the load reads the `n` bytes of `block`; the rows are 16
+    // bytes of `EXPAND`; the stores write `out[..n]`, or 16 bytes at each
+    // group pair's offset, the last at most `2n - 16` (the groups before it
+    // at most 16 bytes each), so within `out`. The instruction set is
+    // proved by `_proof`.
     unsafe {
-        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
-        let high = _mm256_movemask_epi8(v) as u32;
+        let v = V::load(block.as_ptr());
+        let high = v.mask();
         if high == 0 {
-            _mm256_storeu_si256(out.as_mut_ptr().cast::<__m256i>(), v);
-            return Some(32);
+            v.store(out.as_mut_ptr());
+            return Some(n);
         }
-        if windows {
-            // `80`..`9F` are the signed bytes below `A0`.
-            let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
-            if _mm256_movemask_epi8(c1) != 0 {
-                return None;
-            }
+        // `80`..`9F` are the signed bytes below `A0`.
+        if windows && v.signed_lt(V::splat(0xA0)).any() {
+            return None;
         }
         // From a byte b above 7F: C0 | b >> 6, then 80 | b & 3F (b with
         // its bit 6 cleared); an ASCII byte stays as it is.
-        let lead = _mm256_or_si256(
-            _mm256_and_si256(_mm256_srli_epi16::<6>(v), _mm256_set1_epi8(0x03)),
-            _mm256_set1_epi8(0xC0u8 as i8),
-        );
-        let flagged = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
-        let second = _mm256_andnot_si256(_mm256_and_si256(flagged, _mm256_set1_epi8(0x40)), v);
-        // The pairs of bytes 0..8 and 16..24, then of 8..16 and 24..32.
-        let pairs_a = _mm256_unpacklo_epi8(lead, second);
-        let pairs_b = _mm256_unpackhi_epi8(lead, second);
-        let rows = |lo: usize, hi: usize| {
-            let lo = _mm_loadu_si128(EXPAND[lo].as_ptr().cast::<__m128i>());
-            let hi = _mm_loadu_si128(EXPAND[hi].as_ptr().cast::<__m128i>());
-            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
-        };
-        let a = _mm256_shuffle_epi8(pairs_a, rows(group(high, 0), group(high, 2)));
-        let b = _mm256_shuffle_epi8(pairs_b, rows(group(high, 1), group(high, 3)));
-        let len = |k: u32| 8 + usize::from(ONES[group(high, k)]);
-        let at1 = len(0);
-        let at2 = at1 + len(1);
-        let at3 = at2 + len(2);
+        let lead = v.shr::<6>().or(V::splat(0xC0));
+        let flagged = v.signed_lt(V::splat(0));
+        let second = v.and_not(flagged.and(V::splat(0x40)));
+        // In each lane, the pairs of its first 8 bytes, then of its last 8.
+        let pairs_a = lead.zip_low(second);
+        let pairs_b = lead.zip_high(second);
+        let a = pairs_a.shuffle(V::from_rows(|k| &EXPAND[group(high, 2 * k)]));
+        let b = pairs_b.shuffle(V::from_rows(|k| &EXPAND[group(high, 2 * k + 1)]));
+        let len = |g: usize| 8 + usize::from(ONES[group(high, g)]);
         let dst = out.as_mut_ptr();
-        _mm_storeu_si128(dst.cast::<__m128i>(), _mm256_castsi256_si128(a));
-        _mm_storeu_si128(dst.add(at1).cast::<__m128i>(), _mm256_castsi256_si128(b));
-        _mm_storeu_si128(
-            dst.add(at2).cast::<__m128i>(),
-            _mm256_extracti128_si256::<1>(a),
-        );
-        _mm_storeu_si128(
-            dst.add(at3).cast::<__m128i>(),
-            _mm256_extracti128_si256::<1>(b),
-        );
-        Some(at3 + len(3))
+        let mut at = 0;
+        for k in 0..n / 16 {
+            a.store_lane(k, dst.add(at));
+            at += len(2 * k);
+            b.store_lane(k, dst.add(at));
+            at += len(2 * k + 1);
+        }
+        Some(at)
     }
 }
-
-/// The room [`expand_windows`] needs: 3 bytes a byte, and the last
-/// store's 16 from at most 84.
-pub(super) const WINDOWS_ROOM: usize = 112;
 
 /// The first, second and third bytes of the UTF-8 forms of Windows-1252's
 /// `80`..`9F` (0 past their length), by the byte's low 5 bits, as two rows
@@ -394,215 +531,156 @@ static SLOT_LEN: [u8; 256] = {
     lens
 };
 
-/// Converts the 32 bytes of Windows-1252 in `block`, where some are in
-/// `80`..`9F`, to UTF-8 at the start of `out`, and returns how many bytes
-/// that is. Every byte gets its form's three bytes (from the byte itself,
-/// or looked up by its low 5 bits in `80`..`9F`), in a 4-byte slot; each
-/// group of 4 slots is then shuffled, as its bytes' lengths say, into at
-/// most 12 bytes.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
+/// Converts the `V::LANES` bytes of Windows-1252 in `block`, where some are
+/// in `80`..`9F`, to UTF-8 at the start of `out` (at least
+/// `Steps::WINDOWS_ROOM` long), and returns how many bytes that is. Every
+/// byte gets its form's three bytes (from the byte itself, or looked up by
+/// its low 5 bits in `80`..`9F`), in a 4-byte slot; each group of 4 slots
+/// is then shuffled, as its bytes' lengths say, into at most 12 bytes.
 #[inline(always)]
-pub(super) unsafe fn expand_windows(block: &[u8; 32], out: &mut [u8; WINDOWS_ROOM]) -> usize {
-    // SAFETY: the loads read the 32 bytes of `block`, 16-byte rows of
-    // `WINDOWS_C1` and `SLOTS`; the stores write 16 bytes at each of eight
-    // offsets, each at most 84 (seven groups of at most 12 bytes), so
-    // within `out`'s 112. AVX2 is the caller's promise.
+fn expand_windows<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8]) -> usize {
+    let n = V::LANES;
+    assert!(block.len() == n && out.len() >= <V as Steps>::WINDOWS_ROOM);
+    // SAFETY: the load reads the `n` bytes of `block`; the rows are 16
+    // bytes of `WINDOWS_C1` and `SLOTS`; the stores write 16 bytes at each
+    // group's offset, the last at most `3n - 12` (the groups before it at
+    // most 12 bytes each), so within `out`'s `3n + 16`. The instruction set
+    // is proved by `_proof`.
     unsafe {
-        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
-        let zero = _mm256_setzero_si256();
-        let low = _mm256_and_si256(v, _mm256_set1_epi8(0x0F));
-        // Bit 4 of each byte moved to its bit 7, which `blendv` reads.
-        let upper = _mm256_slli_epi16::<3>(v);
-        let look = |rows: &[[u8; 16]; 2]| {
-            let row = |k: usize| {
-                _mm256_broadcastsi128_si256(_mm_loadu_si128(rows[k].as_ptr().cast::<__m128i>()))
-            };
-            _mm256_blendv_epi8(
-                _mm256_shuffle_epi8(row(0), low),
-                _mm256_shuffle_epi8(row(1), low),
-                upper,
-            )
-        };
-        let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
-        let flagged = _mm256_cmpgt_epi8(zero, v);
+        let v = V::load(block.as_ptr());
+        let zero = V::splat(0);
+        let c1 = v.signed_lt(V::splat(0xA0));
+        let flagged = v.signed_lt(zero);
         // As in `expand`, from `A0` up; then `80`..`9F` from the tables.
-        let lead = _mm256_or_si256(
-            _mm256_and_si256(_mm256_srli_epi16::<6>(v), _mm256_set1_epi8(0x03)),
-            _mm256_set1_epi8(0xC0u8 as i8),
-        );
-        let second = _mm256_and_si256(_mm256_andnot_si256(_mm256_set1_epi8(0x40), v), flagged);
-        let first = _mm256_blendv_epi8(
-            _mm256_blendv_epi8(v, lead, flagged),
-            look(&WINDOWS_C1[0]),
-            c1,
-        );
-        let second = _mm256_blendv_epi8(second, look(&WINDOWS_C1[1]), c1);
-        let third = _mm256_and_si256(look(&WINDOWS_C1[2]), c1);
-        let two = _mm256_movemask_epi8(flagged) as u32;
-        let three = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(third, zero)) as u32);
-        // Slots of bytes 0..4 and 16..20, 4..8 and 20..24, and so on.
-        let (a, b) = (
-            _mm256_unpacklo_epi8(first, second),
-            _mm256_unpacklo_epi8(third, zero),
-        );
-        let (c, d) = (
-            _mm256_unpackhi_epi8(first, second),
-            _mm256_unpackhi_epi8(third, zero),
-        );
+        let lead = v.shr::<6>().or(V::splat(0xC0));
+        let second = v.and_not(V::splat(0x40)).and(flagged);
+        let first = c1.select(v.lookup32(&WINDOWS_C1[0]), flagged.select(lead, v));
+        let second = c1.select(v.lookup32(&WINDOWS_C1[1]), second);
+        let third = v.lookup32(&WINDOWS_C1[2]).and(c1);
+        let two = flagged.mask();
+        let three = !third.eq(zero).mask() & full(n);
+        // In each lane, the slots of bytes 0..4, 4..8, 8..12 and 12..16:
+        // group `4k + j` of 4 bytes is lane `k` of `slots[j]`.
+        let (a, b) = (first.zip_low(second), third.zip_low(zero));
+        let (c, d) = (first.zip_high(second), third.zip_high(zero));
         let slots = [
-            _mm256_unpacklo_epi16(a, b),
-            _mm256_unpackhi_epi16(a, b),
-            _mm256_unpacklo_epi16(c, d),
-            _mm256_unpackhi_epi16(c, d),
+            a.zip16_low(b),
+            a.zip16_high(b),
+            c.zip16_low(d),
+            c.zip16_high(d),
         ];
-        let key = |g: u32| ((two >> (4 * g) & 0xF) | (three >> (4 * g) & 0xF) << 4) as usize;
-        let row = |g: u32| _mm_loadu_si128(SLOTS[key(g)].as_ptr().cast::<__m128i>());
-        // Groups j and 4 + j are the lanes of `slots[j]`: one shuffle.
-        let mut bytes = [_mm256_setzero_si256(); 4];
-        for (j, (bytes, &slot)) in bytes.iter_mut().zip(&slots).enumerate() {
-            let j = j as u32;
-            let rows = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(row(j)), row(4 + j));
-            *bytes = _mm256_shuffle_epi8(slot, rows);
+        let key = |g: usize| ((two >> (4 * g) & 0xF) | (three >> (4 * g) & 0xF) << 4) as usize;
+        let mut bytes = [zero; 4];
+        for (j, (bytes, slot)) in bytes.iter_mut().zip(slots).enumerate() {
+            *bytes = slot.shuffle(V::from_rows(|k| &SLOTS[key(4 * k + j)]));
         }
         let dst = out.as_mut_ptr();
         let mut at = 0;
-        for lane in 0..2 {
-            for (j, &bytes) in bytes.iter().enumerate() {
-                let half = if lane == 0 {
-                    _mm256_castsi256_si128(bytes)
-                } else {
-                    _mm256_extracti128_si256::<1>(bytes)
-                };
-                _mm_storeu_si128(dst.add(at).cast::<__m128i>(), half);
-                at += usize::from(SLOT_LEN[key(4 * lane + j as u32)]);
+        for k in 0..n / 16 {
+            for (j, bytes) in bytes.iter().enumerate() {
+                bytes.store_lane(k, dst.add(at));
+                at += usize::from(SLOT_LEN[key(4 * k + j)]);
             }
         }
         at
     }
 }
 
-/// Converts the characters that start in `block`, well-formed UTF-8 that
-/// starts with a character, into the single-byte encoding at the start of
-/// `out`: the bytes read (32, or 31 when the last byte is a lead) and
-/// written. `None` (nothing written) when a character is not ASCII nor
-/// U+00A0..U+00FF, or, without `windows`, U+0080..U+009F.
+/// Converts the characters that start in `block` (`V::LANES` bytes of
+/// well-formed UTF-8 that starts with a character) into the single-byte
+/// encoding at the start of `out` (at least as long): the bytes read (all,
+/// or all but the last when it is a lead) and written. `None` (nothing
+/// written) when a character is not ASCII nor U+00A0..U+00FF, or, without
+/// `windows`, U+0080..U+009F.
 ///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
+/// With `CHECK`, on input not known to be well formed: `None` also where it
+/// is not, or where its first byte continues a character. Where the only
+/// bytes above `7F` are `C2`, `C3` and continuation bytes, it is well
+/// formed exactly when the continuation bytes are the bytes after the
+/// leads (a lead in the last byte is left for the next block, which checks
+/// it).
 #[inline(always)]
-pub(super) unsafe fn compress(
-    block: &[u8; 32],
-    out: &mut [u8; 32],
+fn compress_checked<V: SimdConvert, const CHECK: bool>(
+    proof: V,
+    block: &[u8],
+    out: &mut [u8],
     windows: bool,
 ) -> Option<(usize, usize)> {
-    // SAFETY: the caller's promises.
-    unsafe { compress_checked::<false>(block, out, windows) }
-}
-
-/// [`compress`], and with `CHECK` on input not known to be well formed:
-/// `None` also where it is not, or where its first byte continues a
-/// character. Where the only bytes above `7F` are `C2`, `C3` and
-/// continuation bytes, it is well formed exactly when the continuation
-/// bytes are the bytes after the leads (a lead in the last byte is left
-/// for the next block, which checks it).
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
-#[inline(always)]
-pub(super) unsafe fn compress_checked<const CHECK: bool>(
-    block: &[u8; 32],
-    out: &mut [u8; 32],
-    windows: bool,
-) -> Option<(usize, usize)> {
-    // SAFETY: the load reads the 32 bytes of `block`; the stores write
-    // `out[..32]`, or 8 bytes at each of four offsets, each at most 24
-    // (three groups of at most 8 bytes), so within its 32. AVX2 is the
-    // caller's promise.
+    let n = V::LANES;
+    assert!(block.len() == n && out.len() >= n);
+    // SAFETY: the load reads the `n` bytes of `block`; the store writes
+    // `out[..n]`. The instruction set is proved by `proof`.
     unsafe {
-        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
-        let high = _mm256_movemask_epi8(v) as u32;
+        let v = V::load(block.as_ptr());
+        let high = v.mask();
         if high == 0 {
-            _mm256_storeu_si256(out.as_mut_ptr().cast::<__m256i>(), v);
-            return Some((32, 32));
+            v.store(out.as_mut_ptr());
+            return Some((n, n));
         }
         // Leads from C4 up: as signed bytes, above C3 (and below 0).
-        let big = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xC3u8 as i8)));
-        if big as u32 & high != 0 {
+        let big = V::splat(0xC3).signed_lt(v).mask();
+        if big & high != 0 {
             return None;
         }
-        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xBFu8 as i8)))
-            as u32
-            & high;
+        let leads = V::splat(0xBF).signed_lt(v).mask() & high;
         if CHECK {
             // C0 and C1 are never leads; C2 and C3 are the signed bytes
             // above C1 (and those above C3 are out already).
-            let good = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xC1u8 as i8)))
-                as u32
-                & high;
-            if good != leads || high & !leads != leads << 1 {
+            let good = V::splat(0xC1).signed_lt(v).mask() & high;
+            if good != leads || high & !leads != (leads << 1) & full(n) {
                 return None;
             }
         }
         // Each byte's predecessor (zero before the first, which starts a
         // character).
-        let prev = _mm256_alignr_epi8::<15>(v, _mm256_permute2x128_si256::<0x08>(v, v));
+        let prev = v.prev::<1>(V::splat(0));
         if windows {
             // C2 then 80..9F: U+0080..U+009F, most of which Windows-1252
             // lacks (the byte loop writes the five it has).
-            let c2 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC2u8 as i8));
-            let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
-            if _mm256_movemask_epi8(_mm256_and_si256(c2, c1)) != 0 {
+            let c2 = prev.eq(V::splat(0xC2));
+            let c1 = v.signed_lt(V::splat(0xA0));
+            if c2.and(c1).any() {
                 return None;
             }
         }
         // The input is valid, so a continuation byte follows C2 (it is the
         // character's byte) or C3 (the byte is it plus 40).
-        let c3 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC3u8 as i8));
-        let bytes = _mm256_or_si256(v, _mm256_and_si256(c3, _mm256_set1_epi8(0x40)));
+        let c3 = prev.eq(V::splat(0xC3));
+        let bytes = v.or(c3.and(V::splat(0x40)));
         // A lead in the last byte is dropped here and read by the next step.
-        Some((32 - (leads >> 31) as usize, pack(bytes, leads, out)))
+        Some((
+            n - (leads >> (n - 1)) as usize,
+            pack(proof, bytes, leads, out),
+        ))
     }
 }
 
 /// Stores the bytes of `bytes` whose bits in `drop` are clear, in order,
-/// at the start of `out`, and returns how many: each group of 8 by a
-/// shuffle chosen by its bits, stored 8 bytes at a time.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
+/// at the start of `out` (at least `V::LANES` long), and returns how many:
+/// each group of 8 by a shuffle chosen by its bits, stored 8 bytes at a
+/// time.
 #[inline(always)]
-unsafe fn pack(bytes: __m256i, drop: u32, out: &mut [u8; 32]) -> usize {
-    // SAFETY: the stores write 8 bytes at each of four offsets, each at
-    // most 24 (three groups of at most 8 bytes), so within `out`'s 32;
-    // the loads read rows of `COMPRESS` and `ONES` by a byte's value.
-    // AVX2 is the caller's promise.
+fn pack<V: SimdConvert>(_proof: V, bytes: V, drop: u64, out: &mut [u8]) -> usize {
+    let n = V::LANES;
+    assert!(out.len() >= n);
+    // SAFETY: the stores write 8 bytes at each group's offset, the last at
+    // most `n - 8` (the groups before it at most 8 bytes each), so within
+    // `out`. The instruction set is proved by `_proof`.
     unsafe {
-        // Groups 1 and 3 are the upper halves of their 16-byte lanes.
-        // (No carry: every byte of a row is below 88.)
-        let row = |k: u32, add: u64| COMPRESS[group(drop, k)].wrapping_add(add) as i64;
+        // The odd groups are the upper halves of their 16-byte lanes. (No
+        // carry: every byte of a row is below 88.)
         let upper = 0x0808_0808_0808_0808;
-        let control = _mm256_set_epi64x(row(3, upper), row(2, 0), row(1, upper), row(0, 0));
-        let packed = _mm256_shuffle_epi8(bytes, control);
-        let (lo, hi) = (
-            _mm256_castsi256_si128(packed),
-            _mm256_extracti128_si256::<1>(packed),
-        );
-        let kept = |k: u32| 8 - usize::from(ONES[group(drop, k)]);
-        let at1 = kept(0);
-        let at2 = at1 + kept(1);
-        let at3 = at2 + kept(2);
+        let control = V::from_u64s(|k| {
+            COMPRESS[group(drop, k)].wrapping_add(if k % 2 == 1 { upper } else { 0 })
+        });
+        let packed = bytes.shuffle(control);
         let dst = out.as_mut_ptr();
-        _mm_storel_epi64(dst.cast::<__m128i>(), lo);
-        _mm_storel_epi64(dst.add(at1).cast::<__m128i>(), _mm_unpackhi_epi64(lo, lo));
-        _mm_storel_epi64(dst.add(at2).cast::<__m128i>(), hi);
-        _mm_storel_epi64(dst.add(at3).cast::<__m128i>(), _mm_unpackhi_epi64(hi, hi));
-        at3 + kept(3)
+        let mut at = 0;
+        for k in 0..n / 8 {
+            packed.store_u64(k, dst.add(at));
+            at += 8 - usize::from(ONES[group(drop, k)]);
+        }
+        at
     }
 }
 
@@ -698,153 +776,141 @@ static TYPOGRAPHIC: Typographic = {
     }
 };
 
-/// Byte `slot` (0 to 63) of the 64 in `rows`, for each byte of `slot`.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
-#[inline(always)]
-unsafe fn look64(rows: &[[u8; 16]; 4], slot: __m256i) -> __m256i {
-    // SAFETY: the loads read the four 16-byte rows. AVX2 is the caller's
-    // promise.
-    unsafe {
-        // (No closures here: they would not inherit the caller's AVX2, and
-        // their intrinsics would become calls.) Bits 7 of `slot` are
-        // clear: each byte takes its row's byte.
-        let mut r = [_mm256_setzero_si256(); 4];
-        for (r, row) in r.iter_mut().zip(rows) {
-            let row = _mm_loadu_si128(row.as_ptr().cast::<__m128i>());
-            *r = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(row), slot);
-        }
-        let [r0, r1, r2, r3] = r;
-        // Bits 4 and 5 of the slot moved to bit 7, which `blendv` reads.
-        let (bit4, bit5) = (_mm256_slli_epi16::<3>(slot), _mm256_slli_epi16::<2>(slot));
-        _mm256_blendv_epi8(
-            _mm256_blendv_epi8(r0, r1, bit4),
-            _mm256_blendv_epi8(r2, r3, bit4),
-            bit5,
-        )
-    }
-}
-
-/// [`compress`] for Windows-1252 where the block also holds its
+/// [`compress_checked`] for Windows-1252 where the block also holds its
 /// characters above U+00FF (curly quotes, dashes, `€`, `Œ`...): each
 /// character's last byte becomes its character's byte (looked up in
 /// [`TYPOGRAPHIC`] for those), and its other bytes are dropped. The bytes
-/// read are 32, or fewer where a character is cut by the block's end.
+/// read are all, or fewer where a character is cut by the block's end.
 /// `None` (nothing written) where a character is none of ASCII,
 /// U+00A0..U+00FF and those 27.
-///
-/// # Safety
-///
-/// The CPU must have AVX2 (the caller is compiled for it).
 #[inline(always)]
-pub(super) unsafe fn compress_windows(
-    block: &[u8; 32],
-    out: &mut [u8; 32],
+fn compress_windows<V: SimdConvert>(
+    proof: V,
+    block: &[u8],
+    out: &mut [u8],
 ) -> Option<(usize, usize)> {
-    // SAFETY: the loads read the 32 bytes of `block` and 16-byte rows of
-    // `TYPOGRAPHIC`; `pack` writes within `out`. AVX2 is the caller's
-    // promise.
+    let n = V::LANES;
+    assert!(block.len() == n && out.len() >= n);
+    // SAFETY: the load reads the `n` bytes of `block`, the table the 16 of
+    // `TYPOGRAPHIC.offset`; `pack` writes within `out`. The instruction set
+    // is proved by `proof`.
     unsafe {
-        let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
-        let high = _mm256_movemask_epi8(v) as u32;
+        let v = V::load(block.as_ptr());
+        let high = v.mask();
         // Leads from E0 up (signed bytes above DF, and below 0): only E2,
         // whose 3-byte characters the table knows by their second byte.
-        let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xDFu8 as i8)))
-            as u32
-            & high;
-        let e2 = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE2u8 as i8))) as u32;
+        let three = V::splat(0xDF).signed_lt(v).mask() & high;
+        let e2 = v.eq(V::splat(0xE2)).mask();
         if three != e2 {
             return None;
         }
         // Continuation bytes, 80..BF: the signed bytes below C0.
-        let is_cont = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xC0u8 as i8), v);
-        let cont = _mm256_movemask_epi8(is_cont) as u32;
+        let is_cont = v.signed_lt(V::splat(0xC0));
+        let cont = is_cont.mask();
         let leads = high & !cont;
         // A character cut by the block's end (a lead in the last byte, or
         // E2 in the one before) is left for the next step.
-        let read = 32 - (leads >> 31) as usize - 2 * (e2 >> 30 & 1) as usize;
-        let cut = u32::MAX.checked_shl(read as u32).unwrap_or(0);
+        let read = n - (leads >> (n - 1)) as usize - 2 * (e2 >> (n - 2) & 1) as usize;
+        let cut = u64::MAX.checked_shl(read as u32).unwrap_or(0) & full(n);
         // All but the last byte of each character, and the cut one.
         let drop = leads | cont & (cont >> 1) | cut;
-        let prev = _mm256_alignr_epi8::<15>(v, _mm256_permute2x128_si256::<0x08>(v, v));
-        let c2 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC2u8 as i8));
-        let c3 = _mm256_cmpeq_epi8(prev, _mm256_set1_epi8(0xC3u8 as i8));
-        let offset = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-            TYPOGRAPHIC.offset.as_ptr().cast::<__m128i>(),
-        ));
-        let nibble = _mm256_and_si256(prev, _mm256_set1_epi8(0x0F));
-        let slot = _mm256_and_si256(
-            _mm256_add_epi8(v, _mm256_shuffle_epi8(offset, nibble)),
-            _mm256_set1_epi8(0x3F),
-        );
-        let known = _mm256_and_si256(
-            _mm256_cmpeq_epi8(look64(&TYPOGRAPHIC.first, slot), prev),
-            is_cont,
-        );
+        let prev = v.prev::<1>(V::splat(0));
+        let c2 = prev.eq(V::splat(0xC2));
+        let c3 = prev.eq(V::splat(0xC3));
+        let offset = V::table(&TYPOGRAPHIC.offset);
+        let nibble = prev.and(V::splat(0x0F));
+        let slot = v.wrapping_add(nibble.lookup(offset)).and(V::splat(0x3F));
+        let known = slot.lookup64(&TYPOGRAPHIC.first).eq(prev).and(is_cont);
         // After C2, 80..9F is U+0080..U+009F, left to the byte loop as in
-        // `compress`.
-        let c1 = _mm256_cmpgt_epi8(_mm256_set1_epi8(0xA0u8 as i8), v);
-        let latin = _mm256_or_si256(c3, _mm256_andnot_si256(c1, c2));
-        let good = _mm256_movemask_epi8(_mm256_or_si256(known, latin)) as u32;
+        // `compress_checked`.
+        let c1 = v.signed_lt(V::splat(0xA0));
+        let latin = c3.or(c2.and_not(c1));
+        let good = known.or(latin).mask();
         if cont & !drop & !good != 0 {
             return None;
         }
-        let latin = _mm256_or_si256(v, _mm256_and_si256(c3, _mm256_set1_epi8(0x40)));
-        let bytes = _mm256_blendv_epi8(latin, look64(&TYPOGRAPHIC.byte, slot), known);
-        Some((read, pack(bytes, drop, out)))
+        let latin = v.or(c3.and(V::splat(0x40)));
+        let bytes = known.select(slot.lookup64(&TYPOGRAPHIC.byte), latin);
+        Some((read, pack(proof, bytes, drop, out)))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    //! The loops with the vector steps against the same loops without
-    //! them, byte for byte, at every alignment and length around the
-    //! blocks, with the interesting bytes or characters at every position.
+    //! The loops with each instruction set's vector steps against the same
+    //! loops without them, byte for byte, at every alignment and length
+    //! around the blocks, with the interesting bytes or characters at every
+    //! position.
 
     extern crate std;
     use std::vec::Vec;
     use std::{format, vec};
 
-    use super::super::{from_utf8_loop, to_utf8_loop, SingleByte, ToSingleByte};
+    use super::super::{from_utf8_loop, to_utf8_loop, NoSteps, SingleByte, ToSingleByte};
     use super::*;
     use crate::transcode::Policy;
     use crate::utf8_input::{self, Convert};
 
     const ENCODINGS: [SingleByte; 2] = [SingleByte::Latin1, SingleByte::Windows1252];
 
-    fn has_avx2() -> bool {
-        if crate::cpu::has_avx2() {
+    /// The kernels with vector steps on this CPU, each instantiation once:
+    /// the AVX-512 kernel runs the AVX2 steps, tested as AVX2's.
+    fn kernels() -> Vec<Kernel> {
+        let own_steps = |k: Kernel| {
+            #[cfg(target_arch = "x86_64")]
+            if k == Kernel::Avx512 {
+                return false;
+            }
+            k != Kernel::Scalar
+        };
+        Kernel::available().filter(|&k| own_steps(k)).collect()
+    }
+
+    /// How far apart the cases of the longest tests are taken: all of them
+    /// natively, a sample under emulation (scripts/test.sh sets
+    /// `UTF8GUARD_TEST_EMULATED` for the NEON tests under qemu-aarch64).
+    fn stride() -> usize {
+        if std::env::var_os("UTF8GUARD_TEST_EMULATED").is_some() {
+            5
+        } else {
+            1
+        }
+    }
+
+    /// Whether a vector kernel is here; if not, the test is skipped.
+    fn has_vectors() -> bool {
+        if !kernels().is_empty() {
             return true;
         }
-        std::eprintln!("skipped: this CPU has no AVX2");
+        std::eprintln!("skipped: no vector kernel here");
         false
     }
 
     /// Both loops into outputs of `room` bytes, which must agree.
     fn same_to_utf8(encoding: SingleByte, input: &[u8], room: usize) {
-        let (mut fast, mut slow) = (vec![0u8; room], vec![0u8; room]);
-        // SAFETY: the caller checked AVX2.
-        let p = unsafe { to_utf8_avx2(encoding, input, &mut fast) };
-        let q = to_utf8_loop::<false>(encoding, input, &mut slow);
-        assert_eq!(
-            (p.read, p.written, p.result),
-            (q.read, q.written, q.result),
-            "{encoding:?} {input:02X?} room {room}"
-        );
-        assert_eq!(
-            fast[..p.written],
-            slow[..q.written],
-            "{encoding:?} {input:02X?}"
-        );
+        let mut slow = vec![0u8; room];
+        let q = to_utf8_loop(NoSteps, encoding, input, &mut slow);
+        for kernel in kernels() {
+            let mut fast = vec![0u8; room];
+            let p = to_utf8(kernel, encoding, input, &mut fast).expect("vector steps");
+            assert_eq!(
+                (p.read, p.written, p.result),
+                (q.read, q.written, q.result),
+                "{kernel}: {encoding:?} {input:02X?} room {room}"
+            );
+            assert_eq!(
+                fast[..p.written],
+                slow[..q.written],
+                "{kernel}: {encoding:?} {input:02X?}"
+            );
+        }
     }
 
     /// Text with ASCII, then `bytes` written over it, one at each position
     /// in turn, at every offset of a larger buffer.
     #[test]
     fn to_utf8_with_a_high_byte_at_every_position() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let base: Vec<u8> = (0..400).map(|i| b'a' + (i % 26) as u8).collect();
@@ -882,7 +948,7 @@ mod tests {
     /// what all of it needs, and every byte value once.
     #[test]
     fn to_utf8_at_every_density_and_room() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -909,41 +975,48 @@ mod tests {
         }
     }
 
-    /// UTF-8 into `encoding` by `valid`'s loop, with or without the
-    /// vectors, for `utf8_input::convert`.
-    struct Loop(SingleByte, bool);
+    /// UTF-8 into `encoding` by `valid`'s loop, with the vectors of a
+    /// kernel (available here) or without, for `utf8_input::convert`.
+    struct Loop(SingleByte, Option<Kernel>);
 
     impl Convert for Loop {
         type Unit = u8;
         const REPLACEMENT: u8 = ToSingleByte::REPLACEMENT;
 
         fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
-            if self.1 {
-                // SAFETY: the tests that make one checked AVX2.
-                unsafe { from_utf8_avx2(self.0, src, dst) }
-            } else {
-                from_utf8_loop::<false>(self.0, src, dst)
+            match self.1 {
+                Some(kernel) => {
+                    let run = with_vectors!(kernel, |V| {
+                        // SAFETY: the kernel is available (`kernels`).
+                        unsafe { V::from_utf8_valid(self.0, src, dst) }
+                    });
+                    run.expect("vector steps")
+                }
+                None => from_utf8_loop(NoSteps, self.0, src, dst),
             }
         }
     }
 
     /// Both loops through `utf8_input::convert`, which must agree: what
     /// was read and written, the status or the error (offset, length,
-    /// cause).
+    /// cause); and the checked entry point of each kernel.
     fn same_from_utf8(encoding: SingleByte, input: &[u8], policy: Policy, room: usize) {
         let (mut fast, mut slow) = (vec![0u8; room], vec![0u8; room]);
         for last in [true, false] {
-            let p = utf8_input::convert(&Loop(encoding, true), input, policy, &mut fast, last);
-            let q = utf8_input::convert(&Loop(encoding, false), input, policy, &mut slow, last);
-            let what = format!("{encoding:?} {policy:?} {input:02X?} room {room}");
-            assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
-            assert_eq!(p.result, q.result, "{what}");
-            assert_eq!(fast[..p.written], slow[..q.written], "{what}");
-            // SAFETY: the tests that call this checked AVX2.
-            let p = unsafe { from_utf8_into_avx2(encoding, input, policy, &mut fast, last) };
-            assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
-            assert_eq!(p.result, q.result, "{what}");
-            assert_eq!(fast[..p.written], slow[..q.written], "{what}");
+            let q = utf8_input::convert(&Loop(encoding, None), input, policy, &mut slow, last);
+            for kernel in kernels() {
+                let with = Loop(encoding, Some(kernel));
+                let p = utf8_input::convert(&with, input, policy, &mut fast, last);
+                let what = format!("{kernel}: {encoding:?} {policy:?} {input:02X?} room {room}");
+                assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
+                assert_eq!(p.result, q.result, "{what}");
+                assert_eq!(fast[..p.written], slow[..q.written], "{what}");
+                let p = from_utf8_into_with(kernel, encoding, input, policy, &mut fast, last)
+                    .expect("vector steps");
+                assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
+                assert_eq!(p.result, q.result, "{what}");
+                assert_eq!(fast[..p.written], slow[..q.written], "{what}");
+            }
         }
     }
 
@@ -974,7 +1047,7 @@ mod tests {
     /// policies.
     #[test]
     fn from_utf8_with_a_character_or_error_at_every_position() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         // Text of ASCII and é (C3 A9), à (C3 A0) and ° (C2 B0).
@@ -989,7 +1062,8 @@ mod tests {
                 // left of another.
                 let runs = [159, 160, 161, 192, 193, 290];
                 let runs = if text == &ascii { &runs[..] } else { &[] };
-                for len in (0..=20).chain(lens).chain(runs.iter().copied()) {
+                let lens = (0..=20).chain(lens).chain(runs.iter().copied());
+                for len in lens.step_by(stride()) {
                     for offset in [0, 1, 2, 5, 16, 31] {
                         let mut start = offset;
                         // Start and end between characters.
@@ -1027,7 +1101,7 @@ mod tests {
     /// and another one further on, under both policies.
     #[test]
     fn from_utf8_in_pieces_with_a_character_or_error_at_every_position() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let text: Vec<u8> = "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich. "
@@ -1060,7 +1134,7 @@ mod tests {
     /// every room up to its length.
     #[test]
     fn from_utf8_at_every_density_and_room() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
@@ -1121,7 +1195,7 @@ mod tests {
     /// into every room for some.
     #[test]
     fn from_utf8_typographic_with_a_character_or_error_at_every_position() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let text: Vec<u8> = "« Il a dit : “c’est 10 € – pas plus…” » et l’œuvre coûte 20 €. \
@@ -1130,7 +1204,8 @@ mod tests {
             .into_bytes();
         let starts = |text: &[u8], p: usize| text.get(p).is_none_or(|&b| b & 0xC0 != 0x80);
         for encoding in ENCODINGS {
-            for len in (0..=20).chain([30, 31, 32, 33, 34, 62, 63, 64, 65, 66, 97, 130, 200]) {
+            let lens = (0..=20).chain([30, 31, 32, 33, 34, 62, 63, 64, 65, 66, 97, 130, 200]);
+            for len in lens.step_by(stride()) {
                 for offset in [0, 1, 2, 3, 5, 16, 31] {
                     let mut start = offset;
                     while !starts(&text, start) {
@@ -1166,7 +1241,7 @@ mod tests {
     /// at the positions around a block's end.
     #[test]
     fn from_utf8_typographic_with_every_character() {
-        if !has_avx2() {
+        if !has_vectors() {
             return;
         }
         let text: Vec<u8> = "“c’est 10 € – pas plus…” Œdipe, ƒ ˜ ™ ž. "
@@ -1175,7 +1250,8 @@ mod tests {
         let cuts: Vec<usize> = (0..48).filter(|&p| text[p] & 0xC0 != 0x80).collect();
         let chars = (0x80..0x3000)
             .chain([0xFFFD, 0x1_F600])
-            .filter_map(char::from_u32);
+            .filter_map(char::from_u32)
+            .step_by(stride());
         for c in chars {
             let mut buf = [0; 4];
             let c = c.encode_utf8(&mut buf).as_bytes();
