@@ -301,6 +301,14 @@ if have qemu-x86_64; then
         echo "kernel tests on -cpu $cpu"
         qemu-x86_64 -cpu "$cpu" "$tests" --quiet --exact --skip all_three_byte_sequences
     done
+    # The single-byte conversions dispatched on a CPU without AVX2: the
+    # SSE4.2 steps (and, on core2duo, the scalar loop), from the crate's
+    # folder as cargo runs them (CPython's codecs where python3 is).
+    legacy=$PWD/$(test_binary legacy)
+    for cpu in Westmere core2duo; do
+        echo "single-byte conversion tests on -cpu $cpu"
+        (cd crates/utf8guard && UTF8GUARD_TEST_EMULATED=1 qemu-x86_64 -cpu "$cpu" "$legacy" --quiet)
+    done
     ok
 else
     skip "dispatch under qemu-x86_64 (install qemu-user, or run with UTF8GUARD_INSTALL=1)"
@@ -401,7 +409,8 @@ if rustup target list --installed 2>/dev/null | grep -qx "$target" && have node;
         echo "wasm32 tests, $simd ($(node --version))"
         RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$simd" cargo test --profile ci --target "$target" \
             -p utf8guard-dfa -p utf8guard --no-default-features --features std \
-            --lib --test kernels --test dialects --test stream --test batch --test lossy --test override_env
+            --lib --test kernels --test dialects --test stream --test batch --test lossy --test override_env \
+            --test legacy
         kernels=$(RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$simd" cargo run --quiet --profile ci \
             --target "$target" -p utf8guard --no-default-features --features std --example which_kernel)
         echo "dispatched kernel: $kernels"

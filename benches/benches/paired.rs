@@ -48,7 +48,9 @@
 //!   `transcode/utf8-to-latin1/<text>`, `transcode/windows1252-to-utf8/<text>`
 //!   and `transcode/utf8-to-windows1252/<text>` (on the Latin lipsum and on
 //!   French, German and typographic text, where the encoding holds it)
-//!   against simdutf's Latin-1 conversions and encoding_rs;
+//!   against simdutf's Latin-1 conversions and encoding_rs, with each
+//!   available kernel's vector steps beside them (`utf8guard <kernel>
+//!   steps`; the scalar kernel's is the portable loop);
 //!   `transcode/utf8-to-utf32/<script>` and `transcode/utf32-to-utf8/<script>`
 //!   against simdutf and std.
 //! - `par-256MiB`, `par-64MiB`, `stream-64MiB`, `lossy/<input>`,
@@ -1505,6 +1507,19 @@ fn transcode_single_byte_and_utf32(r: &mut Runner) {
                     utf8guard::single_byte_to_utf8(encoding, std::hint::black_box(bytes), &mut out);
                     out.len() as u64
                 });
+                // Each kernel's vector steps (the scalar kernel's loop).
+                for kernel in Kernel::available() {
+                    let mut out = vec![0u8; 3 * bytes.len()];
+                    cmp.add(format!("utf8guard {kernel} steps"), move || {
+                        let p = utf8guard::__bench::single_byte_to_utf8_into_with(
+                            kernel,
+                            encoding,
+                            std::hint::black_box(bytes),
+                            &mut out,
+                        );
+                        p.map_or(0, |p| p.written as u64)
+                    });
+                }
                 if encoding == SingleByte::Latin1 {
                     let mut out = vec![0u8; 2 * bytes.len()];
                     cmp.add("simdutf convert_latin1_to_utf8", move || {
@@ -1564,6 +1579,20 @@ fn transcode_single_byte_and_utf32(r: &mut Runner) {
                     );
                     p.written as u64
                 });
+                for kernel in Kernel::available() {
+                    let mut out = vec![0u8; utf8.len()];
+                    cmp.add(format!("utf8guard {kernel} steps"), move || {
+                        let p = utf8guard::__bench::utf8_to_single_byte_into_with(
+                            kernel,
+                            encoding,
+                            std::hint::black_box(utf8),
+                            Policy::Strict,
+                            &mut out,
+                            true,
+                        );
+                        p.map_or(0, |p| p.written as u64)
+                    });
+                }
                 if encoding == SingleByte::Latin1 {
                     let mut out = vec![0u8; utf8.len()];
                     cmp.add("simdutf convert_utf8_to_latin1", move || {
