@@ -7,6 +7,9 @@ use super::lookup;
 use super::simd::SimdU8;
 
 /// The conversions' operations on this type (`SimdConvert`).
+// In a file of its own beside this one: the ISA named in its name, as
+// every file of raw intrinsics is.
+#[path = "avx2_convert.rs"]
 mod convert;
 
 /// 32 bytes in an AVX register. Only made by the `unsafe` constructors of

@@ -12,6 +12,9 @@ use super::lookup;
 use super::simd::SimdU8;
 
 /// The conversions' operations on this type (`SimdConvert`).
+// In a file of its own beside this one: the ISA named in its name, as
+// every file of raw intrinsics is.
+#[path = "avx512_convert.rs"]
 mod convert;
 
 /// 64 bytes in a ZMM register. Only made by the `unsafe` constructors of

@@ -7,6 +7,9 @@ use super::lookup;
 use super::simd::SimdU8;
 
 /// The conversions' operations on this type (`SimdConvert`).
+// In a file of its own beside this one: the ISA named in its name, as
+// every file of raw intrinsics is.
+#[path = "neon_convert.rs"]
 mod convert;
 
 /// 16 bytes in a NEON register. NEON is part of the aarch64 baseline this

@@ -13,6 +13,9 @@ use super::lookup;
 use super::simd::SimdU8;
 
 /// The conversions' operations on this type (`SimdConvert`).
+// In a file of its own beside this one: the ISA named in its name, as
+// every file of raw intrinsics is.
+#[path = "simd128_convert.rs"]
 mod convert;
 
 /// 16 bytes in a `v128`. The `simd128` feature is enabled at compile time

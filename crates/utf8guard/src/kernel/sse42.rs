@@ -8,6 +8,9 @@ use super::lookup;
 use super::simd::SimdU8;
 
 /// The conversions' operations on this type (`SimdConvert`).
+// In a file of its own beside this one: the ISA named in its name, as
+// every file of raw intrinsics is.
+#[path = "sse42_convert.rs"]
 mod convert;
 
 /// 16 bytes in an SSE register. Only made by the `unsafe` constructors of
