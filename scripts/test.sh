@@ -138,8 +138,10 @@ mkdir -p target
 if cargo +nightly miri --version >/dev/null 2>&1 || { $install && rustup component add miri rust-src --toolchain nightly; }; then
     miri_runs >target/miri.log 2>&1 &
     miri_job=$!
-    # A step that fails ends the run: the Miri runs with it.
-    trap 'pkill -P "$miri_job" 2>/dev/null; kill "$miri_job" 2>/dev/null || true' EXIT
+    # A step that fails ends the run: the Miri runs with it. The trap must
+    # not fail itself (set -e holds inside it, and pkill finds nothing once
+    # the runs are over), or a passing run would exit 1.
+    trap '{ pkill -P "$miri_job"; kill "$miri_job"; } 2>/dev/null || true' EXIT
 fi
 
 # The Python step's virtual environment, made in the background while the
