@@ -91,31 +91,40 @@ impl Wide {
     /// The cause in words, naming the bytes involved.
     pub fn explain(self, f: &Finding) -> String {
         let bytes = f.invalid_bytes();
-        let hex = hex(bytes);
+        let shown = hex(bytes);
+        if f.kind == ErrorKind::Incomplete && bytes.len() == 3 {
+            let lead = self.unit_at(bytes);
+            return format!(
+                "{} is a lead surrogate, U+{lead:04X}, and the input ends inside the next \
+                 2-byte code unit: {:02X}",
+                hex(&bytes[..2]),
+                bytes[2]
+            );
+        }
         if f.kind == ErrorKind::Incomplete || bytes.len() < self.unit {
             return format!(
-                "the input ends inside a {}-byte code unit: {hex}",
+                "the input ends inside a {}-byte code unit: {shown}",
                 self.unit
             );
         }
         let value = self.unit_at(bytes);
         match f.kind {
             ErrorKind::LoneSurrogate if value < 0xDC00 => format!(
-                "{hex} is a lead surrogate, U+{value:04X}, not followed by a trail surrogate \
+                "{shown} is a lead surrogate, U+{value:04X}, not followed by a trail surrogate \
                  (DC00..DFFF): {} has surrogates only in pairs",
                 self.title()
             ),
             ErrorKind::LoneSurrogate => format!(
-                "{hex} is a trail surrogate, U+{value:04X}, with no lead surrogate \
+                "{shown} is a trail surrogate, U+{value:04X}, with no lead surrogate \
                  (D800..DBFF) before it: {} has surrogates only in pairs",
                 self.title()
             ),
             ErrorKind::Surrogate => format!(
-                "{hex} is U+{value:04X}, a surrogate code point (D800..DFFF), which {} does \
+                "{shown} is U+{value:04X}, a surrogate code point (D800..DFFF), which {} does \
                  not hold",
                 self.title()
             ),
-            _ => format!("{hex} is {value:X}, above 10FFFF, the highest code point"),
+            _ => format!("{shown} is {value:X}, above 10FFFF, the highest code point"),
         }
     }
 
@@ -275,6 +284,13 @@ impl Scan {
                     if i + 4 > buf.len() && !eof {
                         // Its partner may come with the next piece.
                         return i;
+                    }
+                    if eof && buf.len() - i == 3 {
+                        // A lead surrogate, then a last odd byte: one error,
+                        // as the repair (one U+FFFD) and CPython's decoder
+                        // see it, not a lone surrogate and a cut unit.
+                        self.found(buf, buf_start, i, None, ErrorKind::Incomplete);
+                        return buf.len();
                     }
                     let next = buf.get(i + 2..i + 4).map(|n| self.wide.unit_at(n));
                     if next.is_some_and(|n| (0xDC00..0xE000).contains(&n)) {

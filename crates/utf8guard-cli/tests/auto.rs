@@ -218,14 +218,47 @@ fn wide_errors_and_their_offsets() {
         ),
     ];
     for (input, start) in cases {
-        let out = cmd()
-            .args(["check", "--encoding", "auto"])
-            .write_stdin(input.to_vec())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        let report = String::from_utf8(out.stdout).unwrap();
+        let report = check_invalid(&["check", "--encoding", "auto"], input);
         assert!(report.starts_with(start), "{report}");
+    }
+}
+
+/// What `args` print for `input` on standard input, which they find invalid.
+fn check_invalid(args: &[&str], input: &[u8]) -> String {
+    let out = cmd()
+        .args(args)
+        .write_stdin(input.to_vec())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A lead surrogate, then one last byte: one finding from the lead to the
+/// end (CPython's decoder: "unexpected end of data", bytes 2-4), as the
+/// repair writes one U+FFFD for it; in either byte order.
+#[test]
+fn a_lead_surrogate_and_an_odd_last_byte_are_one_finding() {
+    let cases: [(&[u8], &str); 2] = [
+        (
+            b"\xFF\xFE\x00\xD8\x41",
+            "-:1:2: invalid UTF-16LE at byte 2: input ends inside a 2-byte code unit\n  \
+             00 D8 is a lead surrogate, U+D800, and the input ends inside the next 2-byte \
+             code unit: 41\n         0  FF FE 00 D8 41 ",
+        ),
+        (
+            b"\xFE\xFF\xD8\x00\x41",
+            "-:1:2: invalid UTF-16BE at byte 2: input ends inside a 2-byte code unit\n  \
+             D8 00 is a lead surrogate, U+D800, and the input ends inside the next 2-byte \
+             code unit: 41\n         0  FE FF D8 00 41 ",
+        ),
+    ];
+    for (input, start) in cases {
+        let report = check_invalid(&["check", "--all", "--encoding", "auto"], input);
+        assert!(report.starts_with(start), "{report}");
+        assert_eq!(report.matches("invalid UTF-16").count(), 1, "{report}");
+        let json = check_invalid(&["check", "--all", "--json", "--encoding", "auto"], input);
+        assert_eq!(json.matches("\"offset\"").count(), 1, "{json}");
     }
 }
 
