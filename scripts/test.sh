@@ -219,7 +219,7 @@ ok
 # workspace step built, run again from the crate's folder as cargo does.
 step "transcoders and par with each kernel forced (UTF8GUARD_KERNEL=scalar|sse42|avx2|avx512)"
 forced=()
-for name in transcode round_trips decode corrected_blocks par; do
+for name in transcode utf16_strict round_trips decode corrected_blocks par; do
     forced+=("$PWD/$(test_binary "$name")")
 done
 for kernel in scalar sse42 avx2 avx512; do

@@ -477,6 +477,13 @@ fn transcode(r: &mut Runner) {
                 utf8guard::wtf8_to_utf16(std::hint::black_box(utf8), Policy::Strict, &mut out)
                     .map_or(0, |()| out.len() as u64)
             });
+            // The same text converted as UTF-8 (surrogates' forms refused),
+            // simdutf's contract.
+            cmp.add("utf8guard utf8_to_utf16", move || {
+                let mut out = Vec::new();
+                utf8guard::utf8_to_utf16(std::hint::black_box(utf8), Policy::Strict, &mut out)
+                    .map_or(0, |()| out.len() as u64)
+            });
             // simdutf's validating conversion into a buffer of the input's
             // length in units (an upper bound, so no length pass first).
             cmp.add("simdutf convert_utf8_to_utf16le", move || {
@@ -528,6 +535,12 @@ fn transcode(r: &mut Runner) {
                 let mut out = Vec::new();
                 utf8guard::utf16_to_wtf8(std::hint::black_box(units), &mut out);
                 out.len() as u64
+            });
+            // Lone surrogates refused, simdutf's contract.
+            cmp.add("utf8guard utf16_to_utf8", move || {
+                let mut out = Vec::new();
+                utf8guard::utf16_to_utf8(std::hint::black_box(units), Policy::Strict, &mut out)
+                    .map_or(0, |()| out.len() as u64)
             });
             // simdutf's validating conversion into a buffer of 3 bytes a
             // unit (an upper bound, so no length pass first).

@@ -83,6 +83,9 @@ pub use repair::{
 pub use stream::{trim_partial_utf8, StreamValidator};
 #[cfg(feature = "alloc")]
 pub use transcode::{transcode, transcode_to_string, utf16_to_wtf8, wtf8_to_utf16};
+#[cfg(feature = "alloc")]
+pub use transcode::{utf16_to_utf8, utf8_to_utf16};
+pub use transcode::{utf16_to_utf8_into, utf8_to_utf16_into};
 pub use transcode::{utf16_to_wtf8_into, wtf8_to_utf16_into};
 pub use transcode::{Cause, Policy, Progress, Status, TranscodeError, Transcoder};
 #[cfg(feature = "alloc")]

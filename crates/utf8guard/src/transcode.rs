@@ -57,7 +57,11 @@ pub(crate) use bmp_simd::COUNT;
 mod corrected_simd;
 mod fast;
 mod pairs_simd;
+mod strict;
 mod utf16_simd;
+#[cfg(feature = "alloc")]
+pub use strict::{utf16_to_utf8, utf8_to_utf16};
+pub use strict::{utf16_to_utf8_into, utf8_to_utf16_into};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use utf16_simd::x86::{store_below_0800, store_bmp};
 
@@ -202,6 +206,32 @@ pub(crate) unsafe fn append<T, R>(
     // the reserved room.
     unsafe { out.set_len(len + written) };
     result
+}
+
+/// [`append`] for a converter of a whole input of `len` items, which
+/// reports its [`Progress`]: the conversion's result, `out` holding what
+/// was converted before an error.
+///
+/// # Safety
+///
+/// As for [`append`]: `convert` initializes the first `written` elements
+/// of the room, in order, on every path.
+#[cfg(feature = "alloc")]
+pub(crate) unsafe fn append_whole<T>(
+    out: &mut Vec<T>,
+    room: usize,
+    len: usize,
+    convert: impl FnOnce(&mut [MaybeUninit<T>]) -> Progress,
+) -> Result<(), TranscodeError> {
+    // SAFETY: the caller's promise, passed on.
+    let progress = unsafe {
+        append(out, room, |room| {
+            let progress = convert(room);
+            (progress, progress.written)
+        })
+    };
+    debug_assert!(progress.result.is_err() || progress.read == len);
+    progress.result.map(drop)
 }
 
 /// Where converted bytes go: a caller's slice or a growing vector.
@@ -1018,20 +1048,28 @@ pub fn wtf8_to_utf16(
     policy: Policy,
     out: &mut Vec<u16>,
 ) -> Result<(), TranscodeError> {
+    to_utf16_vec(Dialect::Wtf8, input, policy, out)
+}
+
+/// [`wtf8_to_utf16`] or [`utf8_to_utf16`] (`dialect`).
+#[cfg(feature = "alloc")]
+pub(crate) fn to_utf16_vec(
+    dialect: Dialect,
+    input: &[u8],
+    policy: Policy,
+    out: &mut Vec<u16>,
+) -> Result<(), TranscodeError> {
     // Never more units than bytes: each sequence of 1 to 3 bytes (and
     // each replaced subpart) is one unit, a 4-byte one two. Written into
     // the vector's spare capacity: zeroing it first cost as much as the
     // conversion on ASCII (docs/TUNING.md, "UTF-8 to UTF-16 into a
     // vector, zeroed by chunks").
     // SAFETY: the converter writes each unit it counts, in order.
-    let progress = unsafe {
-        append(out, input.len(), |room| {
-            let progress = wtf8_to_utf16_room(input, policy, room, true);
-            (progress, progress.written)
+    unsafe {
+        append_whole(out, input.len(), input.len(), |room| {
+            to_utf16_room(dialect, input, policy, room, true)
         })
-    };
-    debug_assert!(progress.result.is_err() || progress.read == input.len());
-    progress.result.map(drop)
+    }
 }
 
 /// Converts WTF-8 to potentially ill-formed UTF-16 into a caller's buffer
@@ -1062,13 +1100,21 @@ pub fn wtf8_to_utf16_into(
     last: bool,
 ) -> Progress {
     // SAFETY: the converter writes only units.
-    wtf8_to_utf16_room(input, policy, unsafe { as_room(output) }, last)
+    to_utf16_room(
+        Dialect::Wtf8,
+        input,
+        policy,
+        unsafe { as_room(output) },
+        last,
+    )
 }
 
-/// [`wtf8_to_utf16_into`] into room that may be uninitialized: it writes
-/// the units it counts as written, in order, and may store scratch after
-/// them.
-fn wtf8_to_utf16_room(
+/// [`wtf8_to_utf16_into`] (`dialect` WTF-8) or [`utf8_to_utf16_into`]
+/// (UTF-8, a subset of WTF-8 without the surrogates' forms) into room that
+/// may be uninitialized: it writes the units it counts as written, in
+/// order, and may store scratch after them.
+pub(crate) fn to_utf16_room(
+    dialect: Dialect,
     input: &[u8],
     policy: Policy,
     output: &mut [MaybeUninit<u16>],
@@ -1095,7 +1141,7 @@ fn wtf8_to_utf16_room(
             // more bytes than there is room for).
             let end = input.len().min(at + window).min(at + (output.len() - w));
             let part = &input[at..end];
-            let mut valid = fast::valid_prefix(Dialect::Wtf8, part);
+            let mut valid = fast::valid_prefix(dialect, part);
             window = fast::next_window(part.len(), valid);
             // A lead surrogate that ends the valid part but not the input:
             // a trail after it would be an error, which the careful path
@@ -1128,10 +1174,10 @@ fn wtf8_to_utf16_room(
         }
         // The room an item needs is known once it is decoded: none for an
         // error, one unit for U+FFFD or a BMP character, two for a pair.
-        let (code_point, len) = match decode::sequence(Dialect::Wtf8, input, at, after_lead) {
+        let (code_point, len) = match decode::sequence(dialect, input, at, after_lead) {
             Some((decode::Unit::Char(cp), len)) => (cp, len),
             _ => {
-                let item = Decode::resume(Dialect::Wtf8, input, at, after_lead, at == 0)
+                let item = Decode::resume(dialect, input, at, after_lead, at == 0)
                     .next()
                     .expect("an item where no sequence starts");
                 let Decoded::Invalid { error, len } = item else {
@@ -1276,20 +1322,9 @@ fn utf16_to_wtf8_room(input: &[u16], output: &mut [MaybeUninit<u8>], last: bool)
         } else {
             (value, 1)
         };
-        let len = match value {
-            0..0x80 => 1,
-            0x80..0x800 => 2,
-            0x800..0x1_0000 => 3,
-            _ => 4,
-        };
-        if output.len() - w < len {
+        let Some(len) = fast::put_fitting(&mut output[w..], value) else {
             break Status::OutputFull;
-        }
-        if len == 1 {
-            output[w].write(value as u8);
-        } else {
-            fast::put(&mut output[w..w + len], value, len);
-        }
+        };
         i += units;
         w += len;
     };

@@ -18,7 +18,7 @@ use core::mem::MaybeUninit;
 use crate::ascii;
 use crate::encode::EncodeError;
 #[cfg(feature = "alloc")]
-use crate::transcode::append;
+use crate::transcode::append_whole;
 use crate::transcode::{as_room, Cause, Policy, Progress, Status, TranscodeError};
 use crate::utf8_input::{self, Convert, Stop};
 
@@ -152,14 +152,11 @@ pub fn utf8_to_utf32(
     // zeroed first (docs/TUNING.md, "UTF-8 to UTF-16 into a vector,
     // zeroed by chunks").
     // SAFETY: the converter writes each unit it counts, in order.
-    let progress = unsafe {
-        append(out, input.len(), |room| {
-            let progress = utf8_to_utf32_with(input, policy, room, true, vectors());
-            (progress, progress.written)
+    unsafe {
+        append_whole(out, input.len(), input.len(), |room| {
+            utf8_to_utf32_with(input, policy, room, true, vectors())
         })
-    };
-    debug_assert!(progress.result.is_err() || progress.read == input.len());
-    progress.result.map(drop)
+    }
 }
 
 /// Converts UTF-8 to UTF-32 into a caller's buffer (no allocation):
@@ -289,14 +286,11 @@ pub fn utf32_to_utf8(
 ) -> Result<(), TranscodeError> {
     // Into the vector's spare capacity, not zeroed first.
     // SAFETY: the converter writes each byte it counts, in order.
-    let progress = unsafe {
-        append(out, utf8_len_from_utf32(input), |room| {
-            let progress = utf32_to_utf8_with(input, policy, room, vectors());
-            (progress, progress.written)
+    unsafe {
+        append_whole(out, utf8_len_from_utf32(input), input.len(), |room| {
+            utf32_to_utf8_with(input, policy, room, vectors())
         })
-    };
-    debug_assert!(progress.result.is_err() || progress.read == input.len());
-    progress.result.map(drop)
+    }
 }
 
 /// Units narrowed at a time.

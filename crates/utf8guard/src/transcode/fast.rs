@@ -155,6 +155,28 @@ pub(super) fn put(dst: &mut [MaybeUninit<u8>], value: u32, len: usize) {
     }
 }
 
+/// Writes `value` (any code point or surrogate) in UTF-8's layout at the
+/// start of `dst` when it fits; returns its length, or `None` (nothing
+/// written) when `dst` is too short. The unit loops' last step.
+#[inline]
+pub(super) fn put_fitting(dst: &mut [MaybeUninit<u8>], value: u32) -> Option<usize> {
+    let len = match value {
+        0..0x80 => 1,
+        0x80..0x800 => 2,
+        0x800..0x1_0000 => 3,
+        _ => 4,
+    };
+    if dst.len() < len {
+        return None;
+    }
+    if len == 1 {
+        dst[0].write(value as u8);
+    } else {
+        put(dst, value, len);
+    }
+    Some(len)
+}
+
 /// `value` in `len` (1 to 4) bytes of UTF-8's layout, the first byte in
 /// the lowest bits.
 #[inline(always)]
@@ -967,6 +989,28 @@ pub(super) fn utf16_to_wtf8(
     dst: &mut [MaybeUninit<u8>],
     last: bool,
 ) -> (usize, usize) {
+    utf16_to_8::<true>(src, dst, last)
+}
+
+/// [`utf16_to_wtf8`] that stops before a lone surrogate (which UTF-8 does
+/// not hold) instead of converting it: what it writes is UTF-8.
+pub(super) fn utf16_to_utf8_until_lone(
+    src: &[u16],
+    dst: &mut [MaybeUninit<u8>],
+    last: bool,
+) -> (usize, usize) {
+    utf16_to_8::<false>(src, dst, last)
+}
+
+/// [`utf16_to_wtf8`] (`LONE`: lone surrogates converted) or
+/// [`utf16_to_utf8_until_lone`]. The vector loop never converts a lone
+/// surrogate: only the unit loop below tells the two apart.
+#[inline(always)]
+fn utf16_to_8<const LONE: bool>(
+    src: &[u16],
+    dst: &mut [MaybeUninit<u8>],
+    last: bool,
+) -> (usize, usize) {
     let (mut i, mut w) = (0, 0);
     let level = crate::dispatch::level();
     let vectors = super::utf16_simd::available(level);
@@ -1025,6 +1069,9 @@ pub(super) fn utf16_to_wtf8(
                 None if !last => break,
                 _ => {}
             }
+        }
+        if !LONE && (0xD800..0xE000).contains(&value) {
+            break;
         }
         put(&mut dst[w..], value, 3);
         i += 1;
