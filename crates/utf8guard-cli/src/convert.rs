@@ -610,24 +610,25 @@ impl Utf16ToWtf8 {
         if lead_cut_short {
             units = &units[..units.len() - 1];
         }
-        let mut done = 0;
         if self.strict_utf8 {
-            while let Some(lone) = first_lone_surrogate(&units[done..]) {
-                let at = done + lone;
-                utf8guard::utf16_to_wtf8(&units[done..at], out);
+            // Strictly, so that each lone surrogate is counted (and named)
+            // where it is replaced.
+            let mut done = 0;
+            while let Err(e) = utf8guard::utf16_to_utf8(&units[done..], Policy::Strict, out) {
+                let at = self.consumed + 2 * (done + e.offset());
                 if self.policy == Policy::Strict {
-                    let offset = self.consumed + 2 * at;
                     return Err(Failure::Input(unencodable(
-                        offset,
+                        at,
                         self.to,
                         EncodeError::Surrogate,
                     )));
                 }
-                self.replace(self.consumed + 2 * at, out);
-                done = at + 1;
+                self.replace(at, out);
+                done += e.offset() + 1;
             }
+        } else {
+            utf8guard::utf16_to_wtf8(units, out);
         }
-        utf8guard::utf16_to_wtf8(&units[done..], out);
         let mut read = 2 * units.len();
         if last && len % 2 == 1 {
             let at = self.consumed + read;
@@ -671,26 +672,6 @@ impl Utf16ToWtf8 {
 
 fn is_lead(unit: u16) -> bool {
     (0xD800..0xDC00).contains(&unit)
-}
-
-/// The index of the first surrogate in `units` that is not half of a pair.
-fn first_lone_surrogate(units: &[u16]) -> Option<usize> {
-    let mut i = 0;
-    while i < units.len() {
-        let u = units[i];
-        if is_lead(u)
-            && units
-                .get(i + 1)
-                .is_some_and(|n| (0xDC00..0xE000).contains(n))
-        {
-            i += 2;
-        } else if (0xD800..0xE000).contains(&u) {
-            return Some(i);
-        } else {
-            i += 1;
-        }
-    }
-    None
 }
 
 /// `format` holds lone surrogates: UTF-16, and WTF-8 and the other members
