@@ -315,12 +315,8 @@ enum Inner {
         from: Dialect,
         to: Dialect,
     },
-    /// WTF-8 (or, first validated by a transcoder to WTF-8, UTF-8) to
-    /// UTF-16.
-    ToUtf16 {
-        first: Option<(Transcoder, Vec<u8>)>,
-        stage: Wtf8ToUtf16,
-    },
+    /// UTF-8 or WTF-8 to UTF-16.
+    ToUtf16(ToUtf16),
     /// UTF-16 to WTF-8 or UTF-8.
     FromUtf16(Utf16ToWtf8),
     /// Everything else.
@@ -345,14 +341,9 @@ impl Inner {
                 from,
                 to,
             },
-            (Format::Family(d), Format::Utf16(order)) if wtf8_or_utf8(d) => Inner::ToUtf16 {
-                // UTF-8 is validated (and repaired, with Replace) by a
-                // transcoder to WTF-8 first; so is WTF-8 with Replace,
-                // which counts what it replaces.
-                first: (d == Dialect::Utf8 || policy == Policy::Replace)
-                    .then(|| (Transcoder::new(d, Dialect::Wtf8, policy), Vec::new())),
-                stage: Wtf8ToUtf16::new(order == Order::Big, policy, to),
-            },
+            (Format::Family(d), Format::Utf16(order)) if wtf8_or_utf8(d) => {
+                Inner::ToUtf16(ToUtf16::new(d, order == Order::Big, policy))
+            }
             (Format::Utf16(order), Format::Family(d)) if wtf8_or_utf8(d) => Inner::FromUtf16(
                 Utf16ToWtf8::new(order == Order::Big, named, to, policy, base),
             ),
@@ -373,28 +364,7 @@ impl Inner {
                     Format::Family(*to),
                 ))
             }),
-            Inner::ToUtf16 { first, stage } => match first {
-                None => stage.feed(input, last, out),
-                Some((t, mid)) => {
-                    let first_result = t.transcode_to_vec(input, mid, last);
-                    // Valid WTF-8 now: the second stage finds no error. On
-                    // an error of the first, `mid` holds whole characters:
-                    // all of it goes through.
-                    let done = match first_result {
-                        Ok(read) => last && read == input.len(),
-                        Err(_) => true,
-                    };
-                    let used = stage.feed(mid, done, out)?;
-                    mid.drain(..used);
-                    first_result.map_err(|e| {
-                        Failure::Input(transcode_message(
-                            &e,
-                            Format::Family(Dialect::Utf8),
-                            stage.to,
-                        ))
-                    })
-                }
-            },
+            Inner::ToUtf16(stage) => stage.feed(input, last, out),
             Inner::FromUtf16(stage) => stage.feed(input, last, out),
             Inner::Chain(chain) => chain.feed(input, last, out),
         }
@@ -402,12 +372,10 @@ impl Inner {
 
     fn replacements(&self) -> (u64, Option<usize>) {
         match self {
-            Inner::Family { transcoder, .. }
-            | Inner::ToUtf16 {
-                first: Some((transcoder, _)),
-                ..
-            } => (transcoder.replacements(), transcoder.first_replacement()),
-            Inner::ToUtf16 { first: None, .. } => (0, None),
+            Inner::Family { transcoder, .. } => {
+                (transcoder.replacements(), transcoder.first_replacement())
+            }
+            Inner::ToUtf16(stage) => (stage.replaced, stage.first_replaced),
             Inner::FromUtf16(stage) => (stage.replaced, stage.first_replaced),
             Inner::Chain(chain) => chain.replacements(),
         }
@@ -461,42 +429,65 @@ fn wtf8_cut(bytes: &[u8]) -> usize {
     cut
 }
 
-/// WTF-8 to UTF-16, a piece at a time.
-struct Wtf8ToUtf16 {
+/// UTF-8 or WTF-8 to UTF-16, a piece at a time.
+struct ToUtf16 {
+    from: Dialect,
     big_endian: bool,
     policy: Policy,
-    /// The target, as named.
-    to: Format,
     /// Bytes read by earlier calls.
     consumed: usize,
     units: Vec<u16>,
+    /// U+FFFD written in place of ill-formed sequences.
+    replaced: u64,
+    /// The input offset of the first one.
+    first_replaced: Option<usize>,
 }
 
-impl Wtf8ToUtf16 {
-    fn new(big_endian: bool, policy: Policy, to: Format) -> Self {
-        Wtf8ToUtf16 {
+impl ToUtf16 {
+    fn new(from: Dialect, big_endian: bool, policy: Policy) -> Self {
+        ToUtf16 {
+            from,
             big_endian,
             policy,
-            to,
             consumed: 0,
             units: Vec::new(),
+            replaced: 0,
+            first_replaced: None,
         }
     }
 
     fn feed(&mut self, input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, Failure> {
         let cut = if last { input.len() } else { wtf8_cut(input) };
         self.units.clear();
-        let result = utf8guard::wtf8_to_utf16(&input[..cut], self.policy, &mut self.units);
-        // The units before an error too.
-        put_units(&self.units, self.big_endian, out);
-        result.map_err(|e| {
-            let at = self.consumed + e.offset();
-            let Cause::Malformed(kind) = e.cause() else {
-                unreachable!("WTF-8 to UTF-16 fails only on ill-formed input")
+        // Strictly, so that each ill-formed sequence is counted (and named)
+        // where it is replaced: one U+FFFD per maximal subpart.
+        let mut done = 0;
+        loop {
+            let rest = &input[done..cut];
+            let result = match self.from {
+                Dialect::Utf8 => utf8guard::utf8_to_utf16(rest, Policy::Strict, &mut self.units),
+                _ => utf8guard::wtf8_to_utf16(rest, Policy::Strict, &mut self.units),
             };
-            let what = family::describe(kind, Dialect::Wtf8);
-            Failure::Input(format!("invalid WTF-8 at byte {at}: {what}"))
-        })?;
+            let Err(e) = result else { break };
+            let at = self.consumed + done + e.offset();
+            if self.policy == Policy::Strict {
+                // The units before the error too.
+                put_units(&self.units, self.big_endian, out);
+                let Cause::Malformed(kind) = e.cause() else {
+                    unreachable!("UTF-8 and WTF-8 to UTF-16 fail only on ill-formed input")
+                };
+                let what = family::describe(kind, self.from);
+                return Err(Failure::Input(format!(
+                    "invalid {} at byte {at}: {what}",
+                    Format::Family(self.from).title()
+                )));
+            }
+            self.units.push(0xFFFD);
+            self.replaced += 1;
+            self.first_replaced.get_or_insert(at);
+            done += e.offset() + e.error_len().unwrap_or(rest.len() - e.offset());
+        }
+        put_units(&self.units, self.big_endian, out);
         self.consumed += cut;
         Ok(cut)
     }

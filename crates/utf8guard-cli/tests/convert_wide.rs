@@ -315,7 +315,7 @@ for line in sys.stdin:
     data = bytes.fromhex(data[1:])
     try:
         if way == 'encode':
-            out = data.decode('utf-8').encode(codec, errors)
+            out = data.decode('utf-8', errors).encode(codec, errors)
         else:
             out = data.decode(codec, errors).encode('utf-8')
         print('=' + out.hex())
@@ -384,6 +384,22 @@ fn the_same_bytes_as_cpython() {
             for (flags, errors) in [(vec![], "strict"), (vec!["--replace"], "replace")] {
                 let request = (theirs, errors, "encode", text.as_bytes().to_vec());
                 cases.push((ours, "to", flags, request));
+            }
+        }
+    }
+    // Ill-formed UTF-8 into the wide encodings: one U+FFFD per maximal
+    // subpart (a surrogate's 3-byte form is three), or an error.
+    let bad_utf8: [&[u8]; 4] = [
+        b"a\xFF\xE2\x82b",
+        b"\xED\xA0\x80z",
+        b"\xF0\x9F\x98",
+        b"x\xC0\x80\xF4\x90\x80\x80",
+    ];
+    for (ours, theirs) in &codecs[..6] {
+        for input in bad_utf8 {
+            for (flags, errors) in [(vec![], "strict"), (vec!["--replace"], "replace")] {
+                let request = (*theirs, errors, "encode", input.to_vec());
+                cases.push((*ours, "to", flags, request));
             }
         }
     }
