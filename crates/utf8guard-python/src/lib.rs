@@ -16,6 +16,7 @@ use utf8guard::Dialect;
 mod arrow;
 mod batch;
 mod buffer;
+mod fastcall;
 mod files;
 mod layout;
 mod names;
@@ -314,7 +315,7 @@ fn decode<'py>(
 /// Inputs shorter than this, as `bytes` with the default arguments, go to
 /// CPython's own decoder: for them the cost is the call, not the text, and
 /// exporting a buffer and looking names up cost more than the decoding.
-const SMALL: usize = 16 * 1024;
+pub(crate) const SMALL: usize = 16 * 1024;
 
 /// A short `bytes` decoded by CPython's UTF-8 decoder (`PyUnicode_DecodeUTF8`),
 /// whose `str` and strict exception `decode` gives for any input.
@@ -507,7 +508,7 @@ fn unicode_decode_error(
 fn _utf8guard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
-    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    fastcall::add_decode(m, wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(transcode::transcode, m)?)?;
     m.add_function(wrap_pyfunction!(files::check_file, m)?)?;

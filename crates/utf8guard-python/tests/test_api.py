@@ -3,7 +3,9 @@
 import array
 import contextlib
 import doctest
+import inspect
 import mmap
+import pickle
 import sys
 import threading
 import time
@@ -325,3 +327,86 @@ def test_short_bytes_take_cpythons_decoder_with_the_same_answers():
             assert (e.encoding, e.object, e.start, e.end, e.reason) == (
                 "utf-8", data, *{4: (3, 4, "unexpected end of data"), 64: (63, 64, "invalid start byte"),
                                  65: (64, 65, "invalid start byte"), 2: (0, 2, "unexpected end of data")}[len(data)])
+
+
+class _Bytes(bytes):
+    pass
+
+
+@pytest.mark.parametrize("data", [b"", b"hello", "caf\u00e9 \U0001f600".encode(), b"x" * 16383,
+                                  b"x" * 16384, b"caf\xe9", b"\xe2\x82", b"x" * 16384 + b"\xff"])
+def test_every_form_of_call_gives_what_bytes_decode_does(data):
+    """decode(b) with one bytes shorter than 16 KiB goes to CPython's decoder
+    from decode's own entry point; every other form of call is handed on to
+    the function that parses the arguments: each must give bytes.decode's
+    str, or raise its error."""
+    decode = utf8guard.decode
+    try:
+        expected = data.decode()
+    except UnicodeDecodeError as e:
+        expected = (type(e), e.encoding, e.object, e.start, e.end, e.reason)
+    calls = [
+        lambda: decode(data),
+        lambda: decode(data, "utf-8"),
+        lambda: decode(data, "utf8", "strict"),
+        lambda: decode(data, errors="strict"),
+        lambda: decode(data, encoding="UTF-8"),
+        lambda: decode(data, "utf-8", errors="strict"),
+        lambda: decode(_Bytes(data)),
+        lambda: decode(bytearray(data)),
+        lambda: decode(memoryview(data)),
+        lambda: decode(*[data]),
+        lambda: decode(*[data], **{}),
+    ]
+    for call in calls:
+        try:
+            got = call()
+        except UnicodeDecodeError as e:
+            got = (type(e), e.encoding, e.object, e.start, e.end, e.reason)
+        assert got == expected
+        if isinstance(got, str):
+            assert type(got) is str
+
+
+def test_decode_refuses_what_it_refused():
+    decode = utf8guard.decode
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'data'"):
+        decode()
+    with pytest.raises(TypeError, match="positional"):
+        decode(data=b"hello")
+    with pytest.raises(TypeError):
+        decode(b"hello", "utf-8", "strict", "extra")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        decode(b"hello", bogus=1)
+    with pytest.raises(TypeError):
+        decode("a str is no buffer")
+    with pytest.raises(TypeError):
+        decode(None)
+    with pytest.raises(LookupError):
+        decode(b"hello", "latin-9")
+
+
+def test_decode_is_a_plain_function_of_the_module():
+    decode = utf8guard.decode
+    assert str(inspect.signature(decode)) == "(data, /, encoding='utf-8', errors='strict')"
+    assert (decode.__name__, decode.__qualname__) == ("decode", "decode")
+    assert decode.__module__ == "utf8guard._utf8guard"
+    assert decode.__self__ is utf8guard._utf8guard
+    assert "utf-8-sig" in decode.__doc__
+    assert pickle.loads(pickle.dumps(decode)) is decode
+    assert not hasattr(utf8guard._utf8guard, "_decode")
+
+
+def test_decode_of_short_bytes_leaks_no_reference():
+    for data in (b"", b"hello", "caf\u00e9".encode(), b"caf\xe9"):
+        before = sys.getrefcount(data)
+        for _ in range(100):
+            try:
+                text = utf8guard.decode(data)
+            except UnicodeDecodeError as e:
+                assert e.object == data
+                continue
+            if len(text) > 1:  # not a shared singleton
+                assert sys.getrefcount(text) == 2
+            del text
+        assert sys.getrefcount(data) == before
