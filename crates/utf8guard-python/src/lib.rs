@@ -299,17 +299,7 @@ fn decode<'py>(
             }
         }
     };
-    let repaired = || {
-        let text = repaired(bytes, policy);
-        let layout = pystr::Layout::of(&text);
-        (text, layout)
-    };
-    let (text, layout) = if detach {
-        py.detach(repaired)
-    } else {
-        repaired()
-    };
-    pystr::build(py, &text, layout, detach)
+    pystr::build_repaired(py, bytes, |piece| repaired(piece, policy), detach)
 }
 
 /// Inputs shorter than this, as `bytes` with the default arguments, go to

@@ -14,11 +14,15 @@
 //! a time, each block narrowed to bytes or widened to code points (a
 //! surrogate pair to one). [`decode_strict`] first bets on ASCII, copied
 //! and checked in one pass, as CPython's own decoder does.
+//! [`build_repaired`] writes the `str` of text that a handler repairs, a
+//! window of the input at a time, so that the repaired text of the whole
+//! input is never held beside the `str`.
 //!
 //! `PyUnicode_New` and `PyUnicode_DATA` are outside the limited API, which
 //! is why the extension is built per Python version (docs/PYTHON.md).
 
 use core::mem::MaybeUninit;
+use std::borrow::Cow;
 
 use pyo3::exceptions::{PyMemoryError, PySystemError};
 use pyo3::ffi;
@@ -272,37 +276,15 @@ pub(crate) fn build<'py>(
         // The empty string is a shared singleton: nothing to write.
         return Ok(string);
     }
-    let fill = move || {
+    let write = move || {
         let buffer = buffer;
-        // SAFETY: `PyUnicode_New(chars, maxchar)` made a compact `str` of
-        // `chars` characters of `kind` bytes each (1 for a `maxchar` of
-        // 0x7F or 0xFF, 2 for 0xFFFF, 4 for 0x10FFFF), so `data` is
-        // `chars * kind` writable bytes, aligned for `kind`-byte units (a
-        // compact str's data follows its header, aligned for the widest
-        // kind: its size is a multiple of 8, in memory `PyObject_Malloc`
-        // aligns to 8 at least), not yet initialized (hence `MaybeUninit`). The `str` is
-        // referenced by `build` only, which keeps it alive and reads
-        // nothing of it until the fill returns, so these are the only
-        // references to the bytes.
-        unsafe {
-            match kind {
-                ffi::PyUnicode_1BYTE_KIND if layout.is_ascii() => {
-                    fill_ascii(text, slice::<u8>(buffer.ptr(), layout.chars))
-                }
-                ffi::PyUnicode_1BYTE_KIND => {
-                    fill_latin1(text, slice::<u8>(buffer.ptr(), layout.chars))
-                }
-                ffi::PyUnicode_2BYTE_KIND => {
-                    fill_ucs2(text, slice::<u16>(buffer.ptr(), layout.chars))
-                }
-                ffi::PyUnicode_4BYTE_KIND => {
-                    fill_ucs4(text, slice::<u32>(buffer.ptr(), layout.chars))
-                }
-                _ => false,
-            }
-        }
+        // SAFETY: `buffer` is the data of the `str` that `new_str` just made
+        // of `layout.chars` characters of `kind`, referenced by `build`
+        // only, which keeps it alive and reads nothing of it until the fill
+        // returns.
+        unsafe { fill(kind, text, layout, buffer.ptr()) }
     };
-    let filled = if detach { py.detach(fill) } else { fill() };
+    let filled = if detach { py.detach(write) } else { write() };
     if !filled {
         // Unreachable for well-formed text; the `str` (never exposed) is
         // freed with its buffer partly written.
@@ -311,6 +293,170 @@ pub(crate) fn build<'py>(
         ));
     }
     Ok(string)
+}
+
+/// Input bytes repaired and measured at a time by [`build_repaired`]: the
+/// repaired text of a window (at most 4 bytes a byte, for `\xNN`) stays in
+/// the cache between the repair and the fill.
+const WINDOW: usize = 64 * 1024;
+
+/// Repaired text kept from the first pass of [`build_repaired`] for the
+/// second, at most (more is repaired again).
+const KEPT: usize = 1 << 20;
+
+/// Where the window of `bytes` that starts at `start` ends: `WINDOW` bytes
+/// on, moved back to a byte that is not a continuation byte (`80`..`BF`)
+/// if one of the 3 bytes before is.
+///
+/// Every unit a handler replaces or keeps (a character, a maximal subpart,
+/// the JDK's surrogate form) is a byte followed by at most 3 continuation
+/// bytes, so none spans such a byte, nor the 4th of 4 continuation bytes
+/// in a row: the repair of the input is then the repairs of its windows
+/// put together.
+fn window_end(bytes: &[u8], start: usize) -> usize {
+    let end = start + WINDOW;
+    if end >= bytes.len() {
+        return bytes.len();
+    }
+    (end - 3..=end)
+        .rev()
+        .find(|&at| (bytes[at] as i8) >= -0x40)
+        .unwrap_or(end)
+}
+
+/// A window of the input, as the first pass of [`build_repaired`] left it.
+struct Window<'a> {
+    /// Where it ends in the input.
+    end: usize,
+    /// The layout of its repaired text.
+    layout: Layout,
+    /// Its repaired text: the input's bytes when valid, the repair when it
+    /// was kept, `None` when the repair is to be made again.
+    text: Option<Cow<'a, [u8]>>,
+}
+
+/// The `str` of `bytes` repaired by `repair` (one of the handlers that
+/// replace: valid UTF-8 out, or WTF-8 for the surrogate escape), without
+/// ever holding the repaired text of the whole input beside the `str`.
+///
+/// A first pass repairs a window (`WINDOW` bytes) at a time and keeps its
+/// layout (and its repaired text, up to `KEPT` bytes in all); the `str` is
+/// allocated for the total, and a second pass writes each window into it:
+/// the valid ones straight from the input, the others from the text kept
+/// or repaired again. With `detach`, the passes run with the GIL released:
+/// `bytes` must then be memory that no Python thread can write.
+pub(crate) fn build_repaired<'py, 'a>(
+    py: Python<'py>,
+    bytes: &'a [u8],
+    repair: impl Fn(&'a [u8]) -> Cow<'a, [u8]> + Sync,
+    detach: bool,
+) -> PyResult<Bound<'py, PyString>> {
+    let run = |f: &mut (dyn FnMut() + Send)| if detach { py.detach(f) } else { f() };
+    let mut windows = Vec::new();
+    let mut total = Layout { chars: 0, max: 0 };
+    run(&mut || {
+        let (mut start, mut kept) = (0, 0);
+        while start < bytes.len() {
+            let end = window_end(bytes, start);
+            let piece = &bytes[start..end];
+            let mut layout = Layout::of(piece);
+            // ASCII is valid: only other text can need a repair.
+            let mut text = Some(Cow::Borrowed(piece));
+            if !layout.is_ascii() {
+                if let Cow::Owned(repaired) = repair(piece) {
+                    layout = Layout::of(&repaired);
+                    kept += repaired.len();
+                    text = (kept <= KEPT).then_some(Cow::Owned(repaired));
+                }
+            }
+            total.chars += layout.chars;
+            total.max = total.max.max(layout.max);
+            windows.push(Window { end, layout, text });
+            start = end;
+        }
+    });
+    let (string, buffer, kind) = new_str(py, total.chars, total.maxchar())?;
+    if total.chars == 0 {
+        // The empty string is a shared singleton: nothing to write.
+        return Ok(string);
+    }
+    let mut filled = true;
+    run(&mut || {
+        let (mut start, mut at) = (0, 0);
+        for window in &windows {
+            let again;
+            let text: &[u8] = match &window.text {
+                Some(text) => text,
+                None => {
+                    again = repair(&bytes[start..window.end]);
+                    &again
+                }
+            };
+            start = window.end;
+            if at + window.layout.chars > total.chars {
+                filled = false;
+                return;
+            }
+            // SAFETY: `buffer` is the data of the `str` that `new_str` just
+            // made of `total.chars` characters of `kind`, referenced by
+            // this function only, which reads nothing of it until the fill
+            // returns; characters `at..at + window.layout.chars` are inside
+            // it (checked above), written by this window alone (`at` grows
+            // by each window's count), and the offset of a whole number of
+            // units keeps them aligned.
+            filled = unsafe {
+                let data = buffer.ptr().cast::<u8>().add(at * kind as usize);
+                fill(kind, text, window.layout, data.cast())
+            };
+            if !filled {
+                return;
+            }
+            at += window.layout.chars;
+        }
+        filled = at == total.chars;
+    });
+    if !filled {
+        // Unreachable: each window is repaired alike both times; the `str`
+        // (never exposed) is freed with its buffer partly written.
+        return Err(PySystemError::new_err(
+            "utf8guard: the text's layout did not match its decoding",
+        ));
+    }
+    Ok(string)
+}
+
+/// Writes `text`, well-formed UTF-8 (or WTF-8) whose layout is `layout`,
+/// as `layout.chars` characters of `kind` at `data`; false when the text
+/// does not decode to exactly that many.
+///
+/// # Safety
+///
+/// `data` is `layout.chars` characters of `kind` bytes each (1, 2 or 4)
+/// inside the data of a compact `str` made by `PyUnicode_New` with that
+/// kind, aligned for `kind`-byte units, not yet initialized, and referenced
+/// by nothing else while the fill runs.
+unsafe fn fill(
+    kind: core::ffi::c_uint,
+    text: &[u8],
+    layout: Layout,
+    data: *mut core::ffi::c_void,
+) -> bool {
+    // SAFETY: as the caller promises: `data` is `layout.chars` units of
+    // `kind` bytes (a compact str's data follows its header, whose size is
+    // a multiple of 8, in memory `PyObject_Malloc` aligns to 8 at least, so
+    // a unit's offset keeps it aligned), writable, and only these slices
+    // reference it. `MaybeUninit` needs no initialized bytes.
+    unsafe {
+        match kind {
+            ffi::PyUnicode_1BYTE_KIND if layout.is_ascii() => {
+                fill_ascii(text, slice::<u8>(data, layout.chars))
+            }
+            ffi::PyUnicode_1BYTE_KIND => fill_latin1(text, slice::<u8>(data, layout.chars)),
+            ffi::PyUnicode_2BYTE_KIND => fill_ucs2(text, slice::<u16>(data, layout.chars)),
+            ffi::PyUnicode_4BYTE_KIND => fill_ucs4(text, slice::<u32>(data, layout.chars)),
+            _ => false,
+        }
+    }
 }
 
 /// # Safety

@@ -4,7 +4,9 @@ by the widest character) as CPython's own decoder gives, for text whose
 widest character falls in each class, at every place, at the lengths
 around the vector widths, and under every error handler."""
 
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -22,7 +24,10 @@ CLASSES = {
 }
 ORDER = list(CLASSES)
 
-SIZES = [0, 1, 15, 16, 17, 31, 32, 33, 1000, 1 << 20]
+# Around the vector widths; around 16 KiB, below which bytes decoded
+# strictly go to CPython's decoder; around 64 KiB, the window of the
+# replacing handlers (see test_repaired_across_windows).
+SIZES = [0, 1, 15, 16, 17, 31, 32, 33, 1000, 16383, 16384, 16385, 65535, 65536, 65537, 1 << 20]
 
 
 def _text(chars, size):
@@ -147,3 +152,73 @@ def test_ascii_until_the_last_byte():
             assert_same_str(utf8guard.decode(raw), raw.decode())
             with pytest.raises(UnicodeDecodeError):
                 utf8guard.decode(raw[:-1])
+
+
+# The replacing handlers repair and write the input a window at a time,
+# each cut before a byte that is not a continuation byte (src/pystr.rs).
+WINDOW = 64 * 1024
+
+# What stands at a window's edge: characters of each width, ill-formed
+# sequences of each shape (a surrogate's form is one unit for jvm, three
+# for the others), a run of continuation bytes longer than a character.
+SEAMS = ["é".encode(), "東".encode(), "😀".encode(), b"\xff", b"\xe9", b"\xf0\x9f\x98",
+         b"\xed\xa0\x80", b"\xed\xa0", b"\x80" * 5, b"\xf0\x9f\x98\x80\x80"]
+
+
+@pytest.mark.parametrize("name", ORDER)
+@pytest.mark.parametrize("seam", SEAMS, ids=lambda s: s.hex())
+def test_repaired_across_windows(name, seam):
+    """Each handler's str when a character or an ill-formed sequence
+    straddles the edge of the first window and of the second (each shift
+    puts it a byte further), in text of each class."""
+    for shift in range(-5, 3):
+        head = _text(CLASSES[name], WINDOW + shift - len(seam) // 2).encode()
+        middle = _text(CLASSES[name], WINDOW - len(seam)).encode()
+        data = head + seam + middle + seam + _text(CLASSES[name], 40).encode()
+        for ours, theirs in HANDLERS.items():
+            expected = data.decode("utf-8", theirs)
+            assert_same_str(utf8guard.decode(data, errors=ours), expected)
+            assert_same_str(utf8guard.decode(bytearray(data), errors=ours), expected)
+
+
+@pytest.mark.parametrize("ours", list(HANDLERS))
+def test_dense_errors_over_many_windows(ours):
+    """Random bytes (an error every few bytes, in every window): the text
+    repaired in the first pass is more than is kept for the second, which
+    repairs the rest again."""
+    import random
+
+    data = random.Random(393).randbytes(1_300_000)
+    assert_same_str(utf8guard.decode(data, errors=ours), data.decode("utf-8", HANDLERS[ours]))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_replacing_handlers_hold_no_repaired_copy():
+    """The peak memory of decode(errors=...) is the str's, not the str's
+    and a repaired copy of the input: measured in a process of its own
+    (VmHWM, the peak resident size of its own memory: getrusage's would
+    start at this process's, which the child is forked from), around a
+    decode of 64 MB of ASCII (a bytearray, so that making it needs no second
+    copy) with an error, to a 128 MB UCS-2 str."""
+    script = textwrap.dedent("""
+        import sys, utf8guard
+
+        def peak():
+            with open("/proc/self/status") as f:
+                line = next(line for line in f if line.startswith("VmHWM:"))
+            return int(line.split()[1]) * 1024
+
+        data = bytearray(b"a") * (64 << 20)
+        data[len(data) // 2] = 0xFF
+        handler = sys.argv[1]
+        utf8guard.decode(b"warm up", errors=handler)
+        before = peak()
+        text = utf8guard.decode(data, errors=handler)
+        print(peak() - before, sys.getsizeof(text))
+    """)
+    for handler in ("replace", "surrogateescape", "backslashreplace"):
+        out = subprocess.run([sys.executable, "-c", script, handler], capture_output=True,
+                             text=True, check=True).stdout
+        grown, size = map(int, out.split())
+        # The str and some slack; a copy of the input would add 64 MB.
+        assert size <= grown + (1 << 20) and grown < size + (16 << 20), (handler, grown, size)
