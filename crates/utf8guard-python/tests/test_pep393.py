@@ -165,6 +165,14 @@ SEAMS = ["é".encode(), "東".encode(), "😀".encode(), b"\xff", b"\xe9", b"\xf
          b"\xed\xa0\x80", b"\xed\xa0", b"\x80" * 5, b"\xf0\x9f\x98\x80\x80"]
 
 
+def _outcome(call):
+    """The str a call returns, or the attributes of its UnicodeDecodeError."""
+    try:
+        return call()
+    except UnicodeDecodeError as e:
+        return (e.encoding, bytes(e.object), e.start, e.end, e.reason)
+
+
 @pytest.mark.parametrize("name", ORDER)
 @pytest.mark.parametrize("seam", SEAMS, ids=lambda s: s.hex())
 def test_repaired_across_windows(name, seam):
@@ -179,6 +187,11 @@ def test_repaired_across_windows(name, seam):
             expected = data.decode("utf-8", theirs)
             assert_same_str(utf8guard.decode(data, errors=ours), expected)
             assert_same_str(utf8guard.decode(bytearray(data), errors=ours), expected)
+        # The handlers that do not replace, on the same inputs.
+        for handler in ("strict", "surrogatepass"):
+            for given in (data, bytearray(data)):
+                assert _outcome(lambda: utf8guard.decode(given, errors=handler)) \
+                    == _outcome(lambda: data.decode("utf-8", handler))
 
 
 @pytest.mark.parametrize("ours", list(HANDLERS))
