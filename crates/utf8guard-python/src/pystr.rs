@@ -351,6 +351,11 @@ pub(crate) fn build_repaired<'py, 'a>(
     repair: impl Fn(&'a [u8]) -> Cow<'a, [u8]> + Sync,
     detach: bool,
 ) -> PyResult<Bound<'py, PyString>> {
+    if bytes.len() < WINDOW {
+        // One window, whose repair is all there is to hold: no second pass.
+        let text = repair(bytes);
+        return build(py, &text, Layout::of(&text), detach);
+    }
     let run = |f: &mut (dyn FnMut() + Send)| if detach { py.detach(f) } else { f() };
     let mut windows = Vec::new();
     let mut total = Layout { chars: 0, max: 0 };
