@@ -148,7 +148,7 @@ fi
 # Rust steps run: its downloads and installs (some 60 s in a fresh one)
 # would otherwise stand alone in that step.
 venv=target/python-venv
-python_packages="maturin pytest pyarrow polars pandas mypy"
+python_packages="maturin pytest pyarrow polars pandas mypy duckdb fsspec"
 python_env() {
     have python3 || return 1
     if [[ ! -x "$venv/bin/python" ]]; then

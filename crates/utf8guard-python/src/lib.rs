@@ -21,6 +21,7 @@ mod files;
 mod layout;
 mod names;
 mod pystr;
+mod reader;
 mod transcode;
 mod values;
 
@@ -506,6 +507,7 @@ fn _utf8guard(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::validate_array, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::binary_to_string, m)?)?;
     m.add_class::<Utf8Error>()?;
+    m.add_class::<reader::RepairStream>()?;
     m.add_function(wrap_pyfunction!(batch::validate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::batch_binary_to_string, m)?)?;
     m.add_class::<arrow::ArrowArray>()?;

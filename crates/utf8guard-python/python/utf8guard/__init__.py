@@ -12,12 +12,17 @@ True
 'café'
 >>> utf8guard.transcode("é😀".encode(), "utf-8", "cesu-8")
 b'\\xc3\\xa9\\xed\\xa0\\xbd\\xed\\xb8\\x80'
+
+``utf8guard.open(path, errors="windows-1252")`` reads a file repaired into
+UTF-8 as it goes, for any reader of files (pandas, polars, pyarrow, DuckDB).
 """
 
 from __future__ import annotations
 
+import io
+import os
 import weakref
-from typing import Any, Optional
+from typing import IO, Any, Optional, Union
 
 from . import _utf8guard
 from ._utf8guard import (
@@ -50,6 +55,7 @@ __all__ = [
     "check",
     "check_file",
     "decode",
+    "open",
     "repair",
     "repair_file",
     "transcode",
@@ -289,3 +295,73 @@ def batch_binary_to_string(
     if isinstance(batch, pa.RecordBatchReader):
         return pa.RecordBatchReader.from_stream(result)
     return pa.table(result)
+
+
+class _RepairedRaw(io.RawIOBase):
+    """The raw stream under ``open``'s ``io.BufferedReader``: the extension's
+    ``RepairStream``, whose ``readinto`` fills the buffered reader's buffer."""
+
+    def __init__(self, stream: Any, name: Any) -> None:
+        super().__init__()
+        self._stream = stream
+        self.name = name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return int(self._stream.readinto(buffer))
+
+    def readall(self) -> bytes:
+        return bytes(self._stream.readall())
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+        super().close()
+
+    def replacements(self) -> tuple[int, Optional[int]]:
+        return tuple(self._stream.replacements())  # type: ignore[return-value]
+
+
+def open(  # noqa: A001 - the shape of gzip.open and io.open
+    file: Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, IO[bytes]],
+    mode: str = "rb",
+    errors: str = "maximal-subpart",
+    *,
+    newline: Optional[str] = None,
+    buffer_size: int = io.DEFAULT_BUFFER_SIZE,
+) -> Any:
+    """Opens ``file`` to read it repaired into valid UTF-8 as it is read.
+
+    ``file`` is a path or a binary file object (read with its ``read``, and
+    left open when the result is closed). Every ill-formed sequence is
+    replaced as ``errors`` says: any policy ``repair`` takes
+    (``"maximal-subpart"``/``"replace"``, ``"windows-1252"``, ``"latin-1"``,
+    ``"jvm"``, ``"per-byte"``, ``"backslash"``, ``"drop"``) but the surrogate
+    escape, whose output is not UTF-8. A path is read with the GIL released.
+
+    ``mode="rb"`` (the default) gives a binary file object (an
+    ``io.BufferedReader``); ``"r"`` or ``"rt"`` a text one
+    (``io.TextIOWrapper``, UTF-8, ``newline`` as ``open`` takes it). Either has
+    ``.replacements()`` on its raw stream (``f.raw``, or ``f.buffer.raw``):
+    how many units were replaced so far and the offset of the first.
+
+    >>> import io, os, tempfile, utf8guard
+    >>> path = os.path.join(tempfile.mkdtemp(), "mixed.csv")
+    >>> with io.open(path, "wb") as f:
+    ...     _ = f.write(b"name\\nJos\\xc3\\xa9\\nJos\\xe9\\n")
+    >>> with utf8guard.open(path, "r", errors="windows-1252") as f:
+    ...     f.read()
+    'name\\nJosé\\nJosé\\n'
+    """
+    if mode not in ("rb", "r", "rt"):
+        raise ValueError(f"utf8guard.open: mode {mode!r}: only reading ('rb', 'r', 'rt')")
+    if mode == "rb" and newline is not None:
+        raise ValueError("utf8guard.open: newline is for text mode")
+    stream = _utf8guard.RepairStream(file, errors)
+    name = getattr(file, "name", file)
+    buffered = io.BufferedReader(_RepairedRaw(stream, name), buffer_size)
+    if mode == "rb":
+        return buffered
+    return io.TextIOWrapper(buffered, encoding="utf-8", errors="strict", newline=newline)
