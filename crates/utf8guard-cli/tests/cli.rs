@@ -1869,6 +1869,12 @@ fn repair_with_each_replacement_policy() {
         ("CP1252", "café\ncafé € œ\n"),
         ("MAXIMAL-SUBPART", "café\ncaf\u{FFFD} \u{FFFD} \u{FFFD}\n"),
         ("Drop", "café\ncaf  \n"),
+        // The aliases the Python package and the SQL functions take too.
+        ("latin1", "café\ncafé \u{80} \u{9C}\n"),
+        ("ISO8859-1", "café\ncafé \u{80} \u{9C}\n"),
+        ("replace", "café\ncaf\u{FFFD} \u{FFFD} \u{FFFD}\n"),
+        ("maximal_subpart", "café\ncaf\u{FFFD} \u{FFFD} \u{FFFD}\n"),
+        ("backslashreplace", "café\ncaf\\xe9 \\x80 \\x9c\n"),
     ] {
         cmd()
             .args(["repair", "-r", name])
@@ -1884,7 +1890,7 @@ fn repair_with_each_replacement_policy() {
         .code(1)
         .stdout(&b"caf\xED\xB3\xA9"[..]);
     cmd()
-        .args(["repair", "--replacement", "replace"])
+        .args(["repair", "--replacement", "bogus"])
         .write_stdin("x")
         .assert()
         .code(2)

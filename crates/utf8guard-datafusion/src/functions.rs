@@ -97,6 +97,12 @@ macro_rules! function {
             }
 
             fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+                // A constant policy is checked when the query is planned,
+                // not when a row first reaches the function (a query whose
+                // rows are all filtered out would never say).
+                if let [_, Some(policy)] = args.scalar_arguments {
+                    policy_of_scalar($sql, policy)?;
+                }
                 let arg = value_arg($sql, args.arg_fields)?;
                 let nullable = match $op {
                     Op::ErrorOffset | Op::SparkIsValid => true,
@@ -292,6 +298,11 @@ fn policy_named(function: &str, policy: ColumnarValue) -> Result<Replacement> {
     let ColumnarValue::Scalar(scalar) = policy else {
         return exec_err!("{function}: the policy must be a constant string, not a column");
     };
+    policy_of_scalar(function, &scalar)
+}
+
+/// The policy a constant names.
+fn policy_of_scalar(function: &str, scalar: &ScalarValue) -> Result<Replacement> {
     let name = match scalar.try_as_str() {
         Some(Some(name)) => name,
         Some(None) => return exec_err!("{function}: the policy is null"),

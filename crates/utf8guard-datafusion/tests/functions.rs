@@ -354,11 +354,29 @@ async fn a_policy_that_is_not_one_is_an_error() {
             }
         }
     };
-    let unknown = error("SELECT utf8_repair(X'61', 'replace')").await;
+    let unknown = error("SELECT utf8_repair(X'61', 'bogus')").await;
     assert!(
-        unknown.contains("unknown repair policy 'replace'; known: maximal-subpart, jvm, per-byte, windows-1252, latin-1, backslash, drop"),
+        unknown.contains("unknown repair policy 'bogus'; known: maximal-subpart, jvm, per-byte, windows-1252, latin-1, backslash, drop"),
         "{unknown}"
     );
+    // When the query is planned, before any row: here no row reaches it.
+    let planned = ctx
+        .sql("SELECT utf8_repair(column1, 'bogus') FROM (VALUES (X'61')) WHERE false")
+        .await
+        .map(drop)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        planned.contains("unknown repair policy 'bogus'"),
+        "{planned}"
+    );
+    // The aliases the command and the Python package take, in any case.
+    for alias in ["latin1", "ISO8859-1", "Latin_1"] {
+        let sql = format!("SELECT utf8_repair(X'E9', '{alias}')");
+        let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let value = repaired_as_strings(batches[0].column(0));
+        assert_eq!(value, [Some("é".to_owned())], "{alias}");
+    }
     let escape = error("SELECT utf8_repair(X'61', 'surrogateescape')").await;
     assert!(
         escape.contains("the escape policy writes WTF-8"),

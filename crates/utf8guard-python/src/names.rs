@@ -96,12 +96,17 @@ const POLICIES: &[(&[&str], Policy)] = &[
     (&["escape", "surrogateescape"], Policy::Escape),
 ];
 
-/// The policy called `name`, by any of its names.
+/// The policy called `name`, by any of its names: the library's reading
+/// (any case, `_` for `-`, the aliases the command and the SQL functions
+/// take), and the surrogate escape's.
 pub fn policy(name: &str) -> Option<Policy> {
-    POLICIES
+    if let Some(replacement) = Replacement::from_name(name) {
+        return Some(Policy::Text(replacement));
+    }
+    ["escape", "surrogateescape"]
         .iter()
-        .find(|(names, _)| names.contains(&name))
-        .map(|&(_, policy)| policy)
+        .any(|known| known.eq_ignore_ascii_case(name))
+        .then_some(Policy::Escape)
 }
 
 /// The policies' names, each as `name (alias, ...)`, but those `skip`

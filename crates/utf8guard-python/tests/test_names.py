@@ -186,3 +186,22 @@ def test_lookup_errors_list_exactly_what_each_function_takes():
     # The dialects that only check() takes are refused by decode, with the list.
     with pytest.raises(LookupError, match=re.escape(MESSAGES["decode-encoding"].replace("bogus", "cesu-8"))):
         utf8guard.decode(b"", "cesu-8")
+
+
+def test_policy_aliases_are_the_librarys() -> None:
+    # Any case, `_` for `-`, and the aliases the command and the SQL
+    # functions take: the same policy as its canonical name, everywhere.
+    data = b"caf\xe9 \x80 ok"
+    for alias, canonical in [
+        ("Latin1", "latin-1"),
+        ("ISO8859-1", "latin-1"),
+        ("iso_8859_1", "latin-1"),
+        ("Maximal_Subpart", "maximal-subpart"),
+        ("REPLACE", "maximal-subpart"),
+        ("BackslashReplace", "backslash"),
+        ("Windows1252".replace("1252", "-1252"), "windows-1252"),
+        ("SurrogateEscape", "escape"),
+    ]:
+        assert utf8guard.repair(data, alias) == utf8guard.repair(data, canonical), alias
+        if canonical != "escape":
+            assert utf8guard.decode(data, errors=alias) == utf8guard.decode(data, errors=canonical), alias

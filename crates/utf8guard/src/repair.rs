@@ -83,11 +83,15 @@ impl Replacement {
         }
     }
 
-    /// The policy named `name`, or an alias of it, in any case (as
-    /// [`Dialect::from_name`](crate::Dialect::from_name) reads encodings):
-    /// `maximal-subpart` (`std`, `whatwg`), `jvm` (`java`), `per-byte`
-    /// (`go`), `windows-1252` (`cp1252`), `latin-1` (`iso-8859-1`),
-    /// `backslash`, `drop` (`ignore`).
+    /// The policy named `name`, or an alias of it, in any case and with
+    /// `_` for `-` (as [`Dialect::from_name`](crate::Dialect::from_name)
+    /// reads encodings): `maximal-subpart` (`replace`, `std`, `whatwg`),
+    /// `jvm` (`java`), `per-byte` (`go`), `windows-1252` (`cp1252`),
+    /// `latin-1` (`latin1`, `iso-8859-1`, `iso8859-1`, the names
+    /// [`SingleByte::from_name`](crate::SingleByte::from_name) reads),
+    /// `backslash` (`backslashreplace`), `drop` (`ignore`). The command,
+    /// the SQL functions and the Python package read policies by these
+    /// names (CPython's handler names among them).
     ///
     /// ```
     /// use utf8guard::Replacement;
@@ -95,10 +99,14 @@ impl Replacement {
     /// assert_eq!(Replacement::from_name("Windows-1252"), Some(Replacement::Windows1252));
     /// assert_eq!(Replacement::from_name("ignore"), Some(Replacement::Drop));
     /// assert_eq!(Replacement::from_name("surrogateescape"), None); // see `escape`
+    /// assert_eq!(Replacement::from_name("latin1"), Some(Replacement::Latin1));
+    /// assert_eq!(Replacement::from_name("maximal_subpart"), Some(Replacement::MaximalSubpart));
+    /// assert_eq!(Replacement::from_name("replace"), Some(Replacement::MaximalSubpart));
     /// ```
     pub fn from_name(name: &str) -> Option<Replacement> {
-        const NAMES: [(&str, Replacement); 14] = [
+        const NAMES: [(&str, Replacement); 18] = [
             ("maximal-subpart", Replacement::MaximalSubpart),
+            ("replace", Replacement::MaximalSubpart),
             ("std", Replacement::MaximalSubpart),
             ("whatwg", Replacement::MaximalSubpart),
             ("jvm", Replacement::Jvm),
@@ -109,14 +117,21 @@ impl Replacement {
             ("cp1252", Replacement::Windows1252),
             ("latin-1", Replacement::Latin1),
             ("iso-8859-1", Replacement::Latin1),
+            ("latin1", Replacement::Latin1),
+            ("iso8859-1", Replacement::Latin1),
             ("backslash", Replacement::Backslash),
+            ("backslashreplace", Replacement::Backslash),
             ("drop", Replacement::Drop),
             ("ignore", Replacement::Drop),
         ];
-        NAMES
-            .iter()
-            .find(|(known, _)| known.eq_ignore_ascii_case(name))
-            .map(|&(_, r)| r)
+        let same = |known: &str| {
+            known.len() == name.len()
+                && known
+                    .bytes()
+                    .zip(name.bytes())
+                    .all(|(k, n)| k.eq_ignore_ascii_case(&n) || (k == b'-' && n == b'_'))
+        };
+        NAMES.iter().find(|(known, _)| same(known)).map(|&(_, r)| r)
     }
 }
 

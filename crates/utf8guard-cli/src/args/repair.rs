@@ -55,16 +55,17 @@ pub struct RepairArgs {
 
     /// What replaces each invalid sequence [default: maximal-subpart]
     ///
-    /// Names in any case:
-    /// maximal-subpart (std, whatwg)  one U+FFFD per maximal subpart
+    /// Names in any case, with _ for -:
+    /// maximal-subpart (replace, std, whatwg)
+    ///                                one U+FFFD per maximal subpart
     /// jvm (java)                     as the JDK's new String(bytes, UTF_8):
     ///                                one U+FFFD for a surrogate's 3 bytes
     /// per-byte (go)                  one U+FFFD per byte
     /// windows-1252 (cp1252)          each byte read as Windows-1252
     ///                                (WHATWG's index): for files mixing
     ///                                UTF-8 and Windows-1252 lines
-    /// latin-1 (iso-8859-1)           each byte read as Latin-1
-    /// backslash                      \xNN for each byte (CPython's
+    /// latin-1 (latin1, iso-8859-1)   each byte read as Latin-1
+    /// backslash (backslashreplace)   \xNN for each byte (CPython's
     ///                                backslashreplace)
     /// drop (ignore)                  removed
     /// escape (surrogateescape)       each byte b as the lone surrogate
