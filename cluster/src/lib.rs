@@ -1,6 +1,6 @@
 //! A Ballista scheduler and executor that know utf8guard's DataFusion
 //! functions (`utf8_valid`, `utf8_error_offset`, `utf8_repair`,
-//! `is_valid_utf8`, `make_valid_utf8`): the binaries `utf8guard-scheduler`
+//! `utf8_decode_jvm`, `is_valid_utf8`, `make_valid_utf8`): the binaries `utf8guard-scheduler`
 //! and `utf8guard-executor`.
 //!
 //! A Ballista scheduler plans queries with the functions of the session
@@ -10,8 +10,6 @@
 //! (Ballista's default, plus these functions) and the executor a function
 //! registry (Ballista's default, plus these functions), the two hooks
 //! Ballista provides for custom functions.
-//!
-//! This crate is built in its own workspace (see `Cargo.toml`).
 
 use std::sync::Arc;
 

@@ -13,7 +13,8 @@ const USAGE: &str =
 A Ballista executor (Arrow Flight on PORT, default 50051; gRPC on the
 gRPC port, default 50052) that registers with the scheduler at
 HOST:PORT (default 127.0.0.1:50050) and runs utf8_valid,
-utf8_error_offset, utf8_repair, is_valid_utf8 and make_valid_utf8. Shuffle
+utf8_error_offset, utf8_repair, utf8_decode_jvm, is_valid_utf8 and
+make_valid_utf8. Shuffle
 files go to DIR (default: a new temporary directory). With
 --exit-when-stdin-closes it stops when its standard input closes.";
 

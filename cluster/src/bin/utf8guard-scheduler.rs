@@ -13,8 +13,8 @@ const USAGE: &str = "usage: utf8guard-scheduler [--bind-host HOST] [--bind-port 
 [--external-host HOST] [--exit-when-stdin-closes]
 
 A Ballista scheduler (gRPC on HOST:PORT, default 127.0.0.1:50050) whose
-sessions know utf8_valid, utf8_error_offset, utf8_repair, is_valid_utf8 and
-make_valid_utf8. With --exit-when-stdin-closes it stops when its standard
+sessions know utf8_valid, utf8_error_offset, utf8_repair, utf8_decode_jvm,
+is_valid_utf8 and make_valid_utf8. With --exit-when-stdin-closes it stops when its standard
 input closes.";
 
 fn main() -> ballista_core::error::Result<()> {

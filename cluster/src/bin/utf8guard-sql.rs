@@ -11,8 +11,8 @@ const USAGE: &str = "usage: utf8guard-sql [--scheduler HOST:PORT] [--parquet NAM
 Registers each Parquet file or folder PATH as table NAME, runs SQL on the
 Ballista cluster whose scheduler listens on HOST:PORT (default
 127.0.0.1:50050), and prints the result as a table. The functions
-utf8_valid, utf8_error_offset, utf8_repair, is_valid_utf8 and
-make_valid_utf8 are known to the client, and must be to the cluster
+utf8_valid, utf8_error_offset, utf8_repair, utf8_decode_jvm, is_valid_utf8
+and make_valid_utf8 are known to the client, and must be to the cluster
 (utf8guard-scheduler, utf8guard-executor).";
 
 #[tokio::main]
