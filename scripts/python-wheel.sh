@@ -8,18 +8,21 @@
 # by auditwheel. The .so is stripped (pyproject.toml's `strip = true`).
 #
 # Usage: scripts/python-wheel.sh   (UTF8GUARD_WHEEL_PROFILE=ci for the
-# profile without LTO, default release; UTF8GUARD_WHEEL_PYTHON for another
-# interpreter of the build's version to install into). Needs python3, venv
-# and PyPI (maturin, ziglang, auditwheel; the checking venv installs from
-# the wheel file only). Not in scripts/test.sh: see docs/PYTHON.md,
-# "Building a wheel for other machines", for its run time.
+# profile without LTO, default release; UTF8GUARD_WHEEL_TARGET_DIR and
+# UTF8GUARD_WHEEL_DIST for cargo's directory and the wheel's, default
+# target/python-zig and target/python-dist; UTF8GUARD_WHEEL_PYTHON for
+# another interpreter of the build's version to install into). Needs
+# python3, venv and PyPI (maturin, ziglang, auditwheel; the checking venv
+# installs from the wheel file only). scripts/test.sh's Python step runs
+# it with the ci profile and tests the wheel it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
 profile=${UTF8GUARD_WHEEL_PROFILE:-release}
 venv=target/python-venv        # shared with scripts/test.sh's Python step
-dist=target/python-dist
+dist=${UTF8GUARD_WHEEL_DIST:-target/python-dist}
+target_dir=${UTF8GUARD_WHEEL_TARGET_DIR:-target/python-zig}
 check_venv=target/python-wheel-check
 # The test interpreter: the system's, not the build venv's (pyenv's here),
 # so the wheel is installed into another Python installation of the version
@@ -30,11 +33,11 @@ check_python=${UTF8GUARD_WHEEL_PYTHON:-/usr/bin/python3}
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin ziglang auditwheel
 
 rm -f "$dist"/utf8guard-*.whl
-# Its own target directory: zig as the linker and C compiler changes the
-# build's configuration, and sharing target/python would rebuild all of
-# scripts/test.sh's Python step (some 3 min) after each run of this script.
-# maturin finds zig through `python3 -m ziglang`: the venv's bin first.
-PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR=target/python-zig \
+# Its own target directory by default: zig as the linker and C compiler
+# changes the build's configuration, so a directory shared with a plain
+# build is rebuilt whole at each switch. maturin finds zig through
+# `python3 -m ziglang`: the venv's bin first.
+PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR="$target_dir" \
     "$venv/bin/maturin" build --profile "$profile" --zig --compatibility manylinux2014 \
     --manifest-path crates/utf8guard-python/Cargo.toml --out "$dist" \
     --interpreter "$venv/bin/python"

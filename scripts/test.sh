@@ -148,7 +148,7 @@ fi
 # Rust steps run: its downloads and installs (some 60 s in a fresh one)
 # would otherwise stand alone in that step.
 venv=target/python-venv
-python_packages="maturin pytest pyarrow polars pandas mypy duckdb fsspec"
+python_packages="maturin ziglang auditwheel pytest pyarrow polars pandas mypy duckdb fsspec"
 python_env() {
     have python3 || return 1
     if [[ ! -x "$venv/bin/python" ]]; then
@@ -251,11 +251,13 @@ ok
 # (scripts/check-python-versions.sh; in target/, whose dependencies the
 # clippy step checked: 20 to 30 s). In CI it must run; elsewhere a missing
 # python3, venv or pip, or no access to PyPI, skips it.
-step "Python package: maturin build + pytest"
+step "Python package: manylinux wheel (maturin --zig), installed without Rust, pytest"
 if [[ -n "${python_env_job:-}" ]] && wait "$python_env_job"; then
-    rm -f target/python-wheels/utf8guard-*.whl
-    CARGO_TARGET_DIR=target/python "$venv/bin/maturin" build --profile ci \
-        --manifest-path crates/utf8guard-python/Cargo.toml --out target/python-wheels
+    # The wheel other machines install (manylinux2014, built with zig,
+    # stripped), shown to install and run in a fresh venv without Rust on
+    # PATH; then the tests run against that same wheel.
+    UTF8GUARD_WHEEL_PROFILE=ci UTF8GUARD_WHEEL_TARGET_DIR=target/python \
+        UTF8GUARD_WHEEL_DIST=target/python-wheels scripts/python-wheel.sh
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall \
         --no-deps target/python-wheels/utf8guard-*.whl
     python="$PWD/$venv/bin/python"

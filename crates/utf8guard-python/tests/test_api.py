@@ -137,8 +137,10 @@ def test_names_of_handlers_and_policies():
 @contextlib.contextmanager
 def counting_thread():
     """A thread that counts as long as it holds the GIL, with the switch
-    interval raised to 10 s: while the main thread calls into utf8guard,
-    the count goes up only if the call released the GIL."""
+    interval raised to 1000 s: while the main thread calls into utf8guard,
+    the count goes up only if the call released the GIL. (With 10 s, a
+    test of many calls on a loaded machine outlasted the interval, and the
+    thread took the GIL between two calls.)"""
     counter = [0]
     stop = threading.Event()
 
@@ -151,7 +153,7 @@ def counting_thread():
     # Raised before the thread starts: a thread already waiting for the
     # GIL waits out the interval it started with, and then takes the GIL
     # from the main thread once (in the middle of a test).
-    sys.setswitchinterval(10)
+    sys.setswitchinterval(1000)
     thread = threading.Thread(target=count)
     thread.start()
     try:
