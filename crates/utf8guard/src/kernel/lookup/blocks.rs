@@ -19,25 +19,21 @@ use super::{validate_from, validate_located};
 
 /// What a block hands to the next one.
 pub(super) struct Carry<V> {
-    /// The block's last vector (used by the shuffle strategy only).
+    /// The block's last vector (used by the shuffle strategy only). Whether
+    /// the block ended inside a multi-byte sequence is read from it only
+    /// when an ASCII block follows ([`check_vectors`]), not reduced to a
+    /// flag after every step of text, which paid a subtraction and a
+    /// horizontal test per step for an answer that text seldom needs
+    /// (docs/TUNING.md, "Text steps in a loop of their own"). With loads,
+    /// an ASCII block looks back in memory instead.
     prev: V,
-    /// The block ended inside a multi-byte sequence (used by the shuffle
-    /// strategy only: with loads, an ASCII block looks back in memory). A
-    /// kernel of the load strategy checks its first block with shuffles,
-    /// and never reads this value afterwards: the `incomplete_max` of its
-    /// tables is laid out for loads, so the value it computes is not
-    /// meaningful.
-    incomplete: bool,
 }
 
 impl<V: SimdU8> Carry<V> {
     /// Before the first byte, or after bytes that are all ASCII.
     #[inline(always)]
     pub(super) fn after_ascii(t: &Tables<V>) -> Self {
-        Carry {
-            prev: t.fill,
-            incomplete: false,
-        }
+        Carry { prev: t.fill }
     }
 }
 
@@ -260,10 +256,15 @@ unsafe fn check_vectors<V: SimdU8, const LOADS: bool, D: Spec>(
         } else {
             first[0].prev::<1>(carry.prev)
         };
+        // With shuffles, the last lanes of the vector before the block; the
+        // fill that stands for ASCII (zeros or spaces) is below every limit.
+        // (A kernel of the load strategy checks only its first block with
+        // shuffles, after that fill: the layout of its `incomplete_max`,
+        // made for loads, does not matter there.)
         let ends_inside = if LOADS {
             before.saturating_sub(t.incomplete_max).any()
         } else {
-            carry.incomplete
+            carry.prev.saturating_sub(t.incomplete_max).any()
         };
         if ends_inside {
             return Verdict::Error;
@@ -340,7 +341,6 @@ unsafe fn check_text<V: SimdU8, const LOADS: bool, D: Spec>(
         return Verdict::Error;
     }
     if !LOADS {
-        carry.incomplete = last.saturating_sub(t.incomplete_max).any();
         carry.prev = last;
     }
     Verdict::Mixed
@@ -586,38 +586,54 @@ pub(super) unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
         // full of (a tenth of its blocks, three times the share of its
         // two-block steps that are ASCII), and was faster on text without
         // them too (docs/TUNING.md, "AVX2: one block a step").
-        let step = if V::LANES != 32 && len - pos >= 2 * BLOCK {
-            if far_text {
-                prefetch(bytes, pos, remote);
-                prefetch(bytes, pos + BLOCK, remote);
+        if V::LANES != 32 && len - pos >= 2 * BLOCK {
+            // A loop of its own for the steps of text, left only for a step
+            // of ASCII, an error or the end: in the outer loop each step
+            // also went through the test of the last step's verdict and the
+            // choice of the step's length (docs/TUNING.md, "Text steps in a
+            // loop of their own").
+            loop {
+                if far_text {
+                    prefetch(bytes, pos, remote);
+                    prefetch(bytes, pos + BLOCK, remote);
+                }
+                // SAFETY: `pos >= BLOCK >= pad`, so
+                // `pos - pad .. pos + 2 * BLOCK` is inside `bytes`.
+                verdict = unsafe {
+                    check_two_blocks::<V, LOADS, D>(
+                        bytes.as_ptr().wrapping_add(pos),
+                        &mut c,
+                        &mut carry,
+                    )
+                };
+                if verdict == Verdict::Error {
+                    // SAFETY: the step's bytes and the look-behind before
+                    // them are in `bytes` (as for the step itself).
+                    return Err(unsafe {
+                        first_flagged::<V, LOADS, D>(bytes, pos, 2 * BLOCK, &c.t)
+                    });
+                }
+                pos += 2 * BLOCK;
+                if verdict == Verdict::Ascii || len - pos < 2 * BLOCK {
+                    break;
+                }
             }
-            // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + 2 * BLOCK`
-            // is inside `bytes`.
-            verdict = unsafe {
-                check_two_blocks::<V, LOADS, D>(
-                    bytes.as_ptr().wrapping_add(pos),
-                    &mut c,
-                    &mut carry,
-                )
-            };
-            2 * BLOCK
-        } else {
-            if far_text {
-                prefetch(bytes, pos, remote);
-            }
-            // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + BLOCK` is
-            // inside `bytes`.
-            verdict = unsafe {
-                check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &mut c, &mut carry)
-            };
-            BLOCK
+            continue;
+        }
+        if far_text {
+            prefetch(bytes, pos, remote);
+        }
+        // SAFETY: `pos >= BLOCK >= pad`, so `pos - pad .. pos + BLOCK` is
+        // inside `bytes`.
+        verdict = unsafe {
+            check_block::<V, LOADS, D>(bytes.as_ptr().wrapping_add(pos), &mut c, &mut carry)
         };
         if verdict == Verdict::Error {
-            // SAFETY: the step's bytes and the look-behind before them are
-            // in `bytes` (as for the step itself).
-            return Err(unsafe { first_flagged::<V, LOADS, D>(bytes, pos, step, &c.t) });
+            // SAFETY: the block's bytes and the look-behind before them are
+            // in `bytes` (as for the block itself).
+            return Err(unsafe { first_flagged::<V, LOADS, D>(bytes, pos, BLOCK, &c.t) });
         }
-        pos += step;
+        pos += BLOCK;
     }
     let rest = len - pos;
     if rest > 0 {
