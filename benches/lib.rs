@@ -265,6 +265,10 @@ pub fn for_each_validator<T: Visit>(visitor: &mut T) {
     visitor.visit(&Std);
     visitor.visit(&Simdutf8Basic);
     visitor.visit(&Simdutf8Compat);
+    #[cfg(target_arch = "x86_64")]
+    if Simdutf8Sse42::wanted() {
+        visitor.visit(&Simdutf8Sse42);
+    }
     visitor.visit(&PsSimdutf8Basic);
     visitor.visit(&PsSimdutf8Compat);
     visitor.visit(&Simdutf);
@@ -401,6 +405,36 @@ impl Validator for Simdutf8Basic {
     fn check(&self, bytes: &[u8]) -> Verdict {
         match simdutf8::basic::from_utf8(bytes) {
             Ok(_) => Verdict::Valid,
+            Err(_) => Verdict::Invalid,
+        }
+    }
+}
+
+/// simdutf8's SSE4.2 kernel called directly
+/// (`simdutf8::basic::imp::x86::sse42`): its dispatcher, unlike simdutf's
+/// (`SIMDUTF_FORCE_IMPLEMENTATION=westmere`), cannot be told to pick it.
+/// Visited at the SSE4.2 level only, that is with `UTF8GUARD_KERNEL=sse42`
+/// set, on a CPU with SSE4.2.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Simdutf8Sse42;
+#[cfg(target_arch = "x86_64")]
+impl Simdutf8Sse42 {
+    fn wanted() -> bool {
+        std::env::var("UTF8GUARD_KERNEL").as_deref() == Ok("sse42")
+            && std::arch::is_x86_feature_detected!("sse4.2")
+    }
+}
+#[cfg(target_arch = "x86_64")]
+impl Validator for Simdutf8Sse42 {
+    fn name(&self) -> String {
+        "simdutf8 basic sse42".to_string()
+    }
+    #[inline(always)]
+    fn check(&self, bytes: &[u8]) -> Verdict {
+        // SAFETY: visited only where the CPU has SSE4.2 (`wanted`).
+        match unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(bytes) } {
+            Ok(()) => Verdict::Valid,
             Err(_) => Verdict::Invalid,
         }
     }

@@ -6,6 +6,10 @@
 //! the same name in `validate` and `ingest`):
 //! - `lipsum/<script>`: utf8guard's two entry points against std, simdutf8
 //!   and simdutf on each lipsum file.
+//!   With `UTF8GUARD_KERNEL=sse42` (the SSE4.2 level, with
+//!   `SIMDUTF_FORCE_IMPLEMENTATION=westmere`), simdutf8's SSE4.2 kernel
+//!   joins them, called directly (`simdutf8 basic sse42`), here and in
+//!   `mixed/` and `strings/`.
 //! - `mixed/<script>`: the same on Wikipedia-like text in ten scripts,
 //!   each mixed with the ASCII of wiki markup (30-60% of the bytes), made
 //!   by `utf8guard_bench::wikitext` (the `wikitext` binary prints each
@@ -111,8 +115,9 @@ use utf8guard_bench::{
 };
 
 /// The implementations the report's headline compares (no forced kernel:
-/// the dispatched entry points stand for utf8guard).
-const MAIN: [&str; 9] = [
+/// the dispatched entry points stand for utf8guard), and simdutf8's SSE4.2
+/// kernel, which `for_each_validator` visits at the SSE4.2 level only.
+const MAIN: [&str; 10] = [
     "utf8guard",
     "utf8guard from_utf8",
     "std",
@@ -122,6 +127,7 @@ const MAIN: [&str; 9] = [
     "ps-simdutf8 compat",
     "simdutf",
     "simdutf with_errors",
+    "simdutf8 basic sse42",
 ];
 
 /// A verdict as a number for `black_box`: every field a benchmark must not
