@@ -493,6 +493,13 @@ unsafe fn ascii_acc_is_ascii<V: SimdU8, D: Spec>(acc: V) -> bool {
     acc.is_ascii()
 }
 
+/// Whether [`validate_blocks`] checks text two blocks a step (one with
+/// x86's 16- and 32-byte vectors, SSE4.2 and AVX2).
+#[inline(always)]
+const fn two_blocks_a_step<V: SimdU8>() -> bool {
+    !(cfg!(target_arch = "x86_64") && V::LANES <= 32)
+}
+
 /// [`validate_from`] for inputs of at least [`BLOCK`] bytes, a block or
 /// two at a time; `far` as in [`validate_located`].
 ///
@@ -581,12 +588,16 @@ pub(super) unsafe fn validate_blocks<V: SimdU8, const LOADS: bool, D: Spec>(
             }
         }
         // Two blocks a step with one test for ASCII and one for errors,
-        // except with 32-byte vectors: there a test per block skips the
+        // except with AVX2 and SSE4.2: there a test per block skips the
         // blocks of ASCII that text mixing a script with ASCII markup is
         // full of (a tenth of its blocks, three times the share of its
         // two-block steps that are ASCII), and was faster on text without
-        // them too (docs/TUNING.md, "AVX2: one block a step").
-        if V::LANES != 32 && len - pos >= 2 * BLOCK {
+        // them too; with SSE4.2's 16 registers, a block's four vectors
+        // also leave room for the constants, which the eight of two
+        // blocks pushed out (docs/TUNING.md, "AVX2: one block a step",
+        // "SSE4.2: one block a step"). NEON and simd128, not timed, keep
+        // two.
+        if two_blocks_a_step::<V>() && len - pos >= 2 * BLOCK {
             // A loop of its own for the steps of text, left only for a step
             // of ASCII, an error or the end: in the outer loop each step
             // also went through the test of the last step's verdict and the
