@@ -182,9 +182,30 @@ fn names_and_aliases() {
         assert_eq!(Replacement::from_name(name), Some(policy), "{name}");
         assert_eq!(name.parse::<Replacement>(), Ok(policy), "{name}");
     }
-    assert_eq!(Replacement::from_name("maximal_subpart"), None);
+    // `_` for `-`, and the names of CPython's handlers and of the
+    // single-byte encodings, which the Python package and SQL take too.
+    for (name, policy) in [
+        ("maximal_subpart", Replacement::MaximalSubpart),
+        ("per_byte", Replacement::PerByte),
+        ("replace", Replacement::MaximalSubpart),
+        ("BackslashReplace", Replacement::Backslash),
+        ("latin1", Replacement::Latin1),
+        ("ISO8859-1", Replacement::Latin1),
+        ("windows_1252", Replacement::Windows1252),
+    ] {
+        assert_eq!(Replacement::from_name(name), Some(policy), "{name}");
+    }
+    for unknown in [
+        "maximal subpart",
+        "latin",
+        "replace-",
+        "",
+        "surrogateescape",
+    ] {
+        assert_eq!(Replacement::from_name(unknown), None, "{unknown}");
+    }
     assert_eq!(Replacement::default(), Replacement::MaximalSubpart);
-    let unknown = "replace".parse::<Replacement>().unwrap_err();
+    let unknown = "bogus".parse::<Replacement>().unwrap_err();
     assert_eq!(
         unknown.to_string(),
         "unknown replacement policy; known: maximal-subpart, jvm, per-byte, windows-1252, \
