@@ -70,7 +70,7 @@
 //!   `validate` and a copy, and `Utf8Reader` (see `paired/repair.rs`).
 //! - `beyond-cache/1-core`: 256 MiB of text, far beyond the caches: the
 //!   main implementations, each vector kernel of utf8guard forced (and the
-//!   AVX-512 kernel with shuffles instead of loads), and a loop that only
+//!   AVX2 and AVX-512 kernels with shuffles instead of loads), and a loop that only
 //!   reads the buffer, with and without prefetch hints (the faster is the
 //!   ceiling set by memory); and the dispatched
 //!   entry point with its prefetch hints forced on and off. (By default the
@@ -1038,6 +1038,15 @@ fn beyond_cache(r: &mut Runner) {
         for kernel in Kernel::available().filter(|&k| k != Kernel::Scalar) {
             cmp.add(format!("utf8guard {kernel}"), move || {
                 u64::from(kernel.validate(std::hint::black_box(input)))
+            });
+        }
+        // Both vector widths with the look-behind shifted in, as the
+        // AVX-512 kernel does from `SHUFFLES_FROM` on: whether AVX2 should
+        // too.
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::Avx2.is_available() {
+            cmp.add("utf8guard avx2-shuffled", move || {
+                u64::from(utf8guard::__bench::avx2_shuffled(input) == Some(true))
             });
         }
         #[cfg(target_arch = "x86_64")]
