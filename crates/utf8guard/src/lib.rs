@@ -20,6 +20,8 @@ mod batch;
 mod bytes;
 mod chunks;
 pub mod compat;
+#[cfg(feature = "alloc")]
+mod convert;
 pub mod corrected;
 mod cpu;
 mod decode;
@@ -54,6 +56,8 @@ pub use batch::{
     invalid_strings, validate_batch, validate_offsets, BatchError, InvalidStrings, Offset,
 };
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
+#[cfg(feature = "alloc")]
+pub use convert::{ConvertError, ConvertErrorKind, Converter, Format, OptionError, Order};
 pub use decode::{Decode, Decoded};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use encode::{EncodeError, Encoded};

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use utf8guard::{Dialect, SingleByte};
+use utf8guard::{Dialect, Format, Order, SingleByte};
 
 pub const ABOUT: &str = concat!(
     "\
@@ -131,33 +131,6 @@ pub struct ConvertArgs {
     /// `cp --force` does)
     #[arg(long)]
     pub force: bool,
-}
-
-/// The byte order of UTF-16 or UTF-32.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// Little-endian, without a byte order mark (`utf-16le`).
-    Little,
-    /// Big-endian, without a byte order mark (`utf-16be`).
-    Big,
-    /// `utf-16`, `utf-32`: read, the byte order of the input's byte order
-    /// mark, which is dropped (little-endian without one); written, a byte
-    /// order mark then little-endian (as CPython's `utf-16` and `utf-32`
-    /// codecs do).
-    Mark,
-}
-
-/// An encoding `convert` reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A member of the UTF-8 family.
-    Family(Dialect),
-    /// UTF-16.
-    Utf16(Order),
-    /// UTF-32.
-    Utf32(Order),
-    /// Latin-1 or Windows-1252.
-    Single(SingleByte),
 }
 
 /// Parses `--from` and `--to`: a name of the UTF-8 family, of UTF-16 or

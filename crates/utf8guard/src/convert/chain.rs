@@ -1,0 +1,359 @@
+//! A conversion in two stages: the input to UTF-8 (WTF-8 when the target
+//! holds lone surrogates), then to the target, a piece at a time; or, from
+//! UTF-8 to UTF-32 or a single-byte encoding, the second stage alone.
+//! Offsets of the second stage's errors are traced back to the input.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::wide::{put_units, put_units32, Utf16ToWtf8, Utf32ToUtf8};
+use super::{holds_surrogates, ConvertError, Format, Order, Tally, REPLACEMENT};
+use crate::decode::{Decoded, MAGIC};
+use crate::dialect::Dialect;
+use crate::legacy::{single_byte_to_utf8, utf8_to_single_byte_into, SingleByte};
+use crate::transcode::{
+    wtf8_to_utf16, Cause, Policy, Progress, Status, TranscodeError, Transcoder,
+};
+use crate::utf32::utf8_to_utf32_into;
+
+/// The first stage of a [`Chain`]: the input to UTF-8 (or WTF-8).
+#[derive(Debug)]
+enum Decoder {
+    /// The input is UTF-8, read by the second stage itself.
+    Direct,
+    Family {
+        transcoder: Transcoder,
+        from: Dialect,
+    },
+    Utf16(Utf16ToWtf8),
+    Utf32(Utf32ToUtf8),
+    Single(SingleByte),
+}
+
+impl Decoder {
+    /// The number of bytes at the start of `input` (the last piece fed)
+    /// that the first `chars` characters written came from; `None` when an
+    /// ill-formed sequence, which the first stage replaced, comes first.
+    fn skip(&self, input: &[u8], at_start: bool, chars: usize) -> Option<usize> {
+        match self {
+            Decoder::Direct => None,
+            Decoder::Family { from, .. } => {
+                if chars == 0 {
+                    // Past a magic number at the start of the document.
+                    let magic = at_start && *from == Dialect::Corrected && input.starts_with(MAGIC);
+                    return Some(if magic { MAGIC.len() } else { 0 });
+                }
+                let mut n = 0;
+                for item in from.decode(input) {
+                    match item {
+                        Decoded::Char { .. } => {
+                            n += 1;
+                            if n == chars {
+                                return Some(item.offset() + item.len());
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(input.len())
+            }
+            Decoder::Utf16(stage) => Some(stage.skip(input, chars)),
+            Decoder::Utf32(_) => Some((4 * chars).min(input.len())),
+            Decoder::Single(_) => Some(chars.min(input.len())),
+        }
+    }
+
+    fn replacements(&self) -> (u64, Option<usize>) {
+        match self {
+            Decoder::Direct | Decoder::Single(_) => (0, None),
+            Decoder::Family { transcoder, .. } => {
+                (transcoder.replacements(), transcoder.first_replacement())
+            }
+            Decoder::Utf16(stage) => stage.replaced.pair(),
+            Decoder::Utf32(stage) => stage.replaced.pair(),
+        }
+    }
+}
+
+/// The second stage of a [`Chain`]: UTF-8 (or WTF-8) to the target.
+#[derive(Debug)]
+enum Encoder {
+    /// The target is what the first stage writes.
+    Copy,
+    /// Another member of the family.
+    Family {
+        from: Dialect,
+        to: Dialect,
+    },
+    Utf16 {
+        big_endian: bool,
+        units: Vec<u16>,
+    },
+    Utf32 {
+        big_endian: bool,
+        units: Vec<u32>,
+    },
+    Single {
+        encoding: SingleByte,
+        bytes: Vec<u8>,
+    },
+}
+
+/// An error of the second stage: at an offset of its input, and why.
+struct Stop {
+    at: usize,
+    cause: Cause,
+}
+
+impl Encoder {
+    /// Converts `input` (all of it with `last`) to `out`; returns how much
+    /// it read. With `direct`, `input` is the conversion's input (UTF-8),
+    /// else the first stage's output, in which U+FFFD replaced what the
+    /// first stage could not convert: it is not counted again.
+    fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        policy: Policy,
+        direct: bool,
+        out: &mut Vec<u8>,
+        replaced: &mut Tally,
+    ) -> Result<usize, Stop> {
+        let stop = |e: TranscodeError| Stop {
+            at: e.offset(),
+            cause: e.cause(),
+        };
+        match self {
+            Encoder::Copy => {
+                out.extend_from_slice(input);
+                Ok(input.len())
+            }
+            Encoder::Family { from, to } => {
+                // Whole characters: a transcoder of its own each time.
+                let mut t = Transcoder::new(*from, *to, policy);
+                let read = t.transcode_to_vec(input, out, true).map_err(stop)?;
+                replaced.add(t.replacements(), t.first_replacement());
+                Ok(read)
+            }
+            Encoder::Utf16 { big_endian, units } => {
+                units.clear();
+                wtf8_to_utf16(input, policy, units).map_err(stop)?;
+                put_units(units, *big_endian, out);
+                Ok(input.len())
+            }
+            Encoder::Utf32 { big_endian, units } => {
+                if units.len() < input.len() {
+                    units.resize(input.len(), 0);
+                }
+                let room = &mut units[..input.len()];
+                let p = utf8_to_utf32_into(input, policy, room, last);
+                put_units32(&room[..p.written], *big_endian, out);
+                let read = p.result.map(|_| p.read).map_err(stop)?;
+                // U+FFFD written, less those of the input.
+                let written = room[..p.written].iter().filter(|&&u| u == 0xFFFD).count();
+                if written > count_replacements(&input[..read]) {
+                    replaced.count += (written - count_replacements(&input[..read])) as u64;
+                    if replaced.first.is_none() {
+                        replaced.first = first_replaced(input, direct, |src| {
+                            let mut room = vec![0; src.len()];
+                            utf8_to_utf32_into(src, Policy::Strict, &mut room, last)
+                        });
+                    }
+                }
+                Ok(read)
+            }
+            Encoder::Single { encoding, bytes } => {
+                if bytes.len() < input.len() {
+                    bytes.resize(input.len(), 0);
+                }
+                let room = &mut bytes[..input.len()];
+                let p = utf8_to_single_byte_into(*encoding, input, policy, room, last);
+                let written = &room[..p.written];
+                out.extend_from_slice(written);
+                let read = p.result.map(|_| p.read).map_err(stop)?;
+                // `?` written, less those of the input (and, after a first
+                // stage, less the U+FFFD it wrote).
+                let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b == b'?').count();
+                let mut already = count(&input[..read]);
+                if !direct {
+                    already += count_replacements(&input[..read]);
+                }
+                if count(written) > already {
+                    replaced.count += (count(written) - already) as u64;
+                    if replaced.first.is_none() {
+                        let encoding = *encoding;
+                        replaced.first = first_replaced(input, direct, |src| {
+                            let mut room = vec![0; src.len()];
+                            utf8_to_single_byte_into(encoding, src, Policy::Strict, &mut room, last)
+                        });
+                    }
+                }
+                Ok(read)
+            }
+        }
+    }
+}
+
+/// How many U+FFFD `utf8` holds.
+fn count_replacements(utf8: &[u8]) -> usize {
+    utf8.windows(3).filter(|w| *w == REPLACEMENT).count()
+}
+
+/// Where the first thing that `convert` (a strict conversion out of
+/// UTF-8) replaces in `input` starts: its first error, but, when not
+/// `direct`, for the U+FFFD of the first stage.
+fn first_replaced(
+    input: &[u8],
+    direct: bool,
+    convert: impl Fn(&[u8]) -> Progress,
+) -> Option<usize> {
+    let mut pos = 0;
+    while pos < input.len() {
+        let p = convert(&input[pos..]);
+        match p.result {
+            Ok(Status::InputEmpty) => return None,
+            Ok(_) => pos += p.read.max(1),
+            Err(e) => {
+                let at = pos + e.offset();
+                let len = e.error_len().unwrap_or(input.len() - at);
+                if direct || &input[at..at + len] != REPLACEMENT {
+                    return Some(at);
+                }
+                pos = at + len;
+            }
+        }
+    }
+    None
+}
+
+/// A conversion through UTF-8 or WTF-8 (see the module's comment).
+#[derive(Debug)]
+pub(super) struct Chain {
+    decoder: Decoder,
+    encoder: Encoder,
+    /// The first stage's output for the current piece.
+    mid: Vec<u8>,
+    policy: Policy,
+    /// Input bytes read by earlier calls (and a byte order mark before them).
+    consumed: usize,
+    /// What the second stage replaced (at offsets of the input).
+    replaced: Tally,
+}
+
+impl Chain {
+    pub(super) fn new(from: Format, to: Format, policy: Policy, base: usize) -> Chain {
+        let mid = if holds_surrogates(to) {
+            Dialect::Wtf8
+        } else {
+            Dialect::Utf8
+        };
+        let decoder = match from {
+            Format::Family(Dialect::Utf8) if mid == Dialect::Utf8 => Decoder::Direct,
+            Format::Family(d) => Decoder::Family {
+                transcoder: Transcoder::new(d, mid, policy),
+                from: d,
+            },
+            Format::Utf16(order) => {
+                Decoder::Utf16(Utf16ToWtf8::new(order == Order::Big, to, policy, base))
+            }
+            Format::Utf32(order) => {
+                Decoder::Utf32(Utf32ToUtf8::new(order == Order::Big, policy, base))
+            }
+            Format::Single(encoding) => Decoder::Single(encoding),
+        };
+        let encoder = match to {
+            Format::Family(d) if d == mid => Encoder::Copy,
+            Format::Family(d) => Encoder::Family { from: mid, to: d },
+            Format::Utf16(order) => Encoder::Utf16 {
+                big_endian: order == Order::Big,
+                units: Vec::new(),
+            },
+            Format::Utf32(order) => Encoder::Utf32 {
+                big_endian: order == Order::Big,
+                units: Vec::new(),
+            },
+            Format::Single(encoding) => Encoder::Single {
+                encoding,
+                bytes: Vec::new(),
+            },
+        };
+        Chain {
+            decoder,
+            encoder,
+            mid: Vec::new(),
+            policy,
+            consumed: base,
+            replaced: Tally::default(),
+        }
+    }
+
+    pub(super) fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let base = self.consumed;
+        // What the second stage replaced in this call, at offsets of its
+        // input.
+        let mut replaced = Tally::default();
+        if let Decoder::Direct = self.decoder {
+            let result = self
+                .encoder
+                .feed(input, last, self.policy, true, out, &mut replaced);
+            self.replaced
+                .add(replaced.count, replaced.first.map(|at| base + at));
+            let read =
+                result.map_err(|stop| ConvertError::new(base + stop.at, stop.cause.into()))?;
+            self.consumed += read;
+            return Ok(read);
+        }
+        let mut mid = core::mem::take(&mut self.mid);
+        mid.clear();
+        let first = match &mut self.decoder {
+            Decoder::Direct => unreachable!("handled above"),
+            Decoder::Family { transcoder, .. } => transcoder
+                .transcode_to_vec(input, &mut mid, last)
+                .map_err(ConvertError::from),
+            Decoder::Utf16(stage) => stage.feed(input, last, &mut mid),
+            Decoder::Utf32(stage) => stage.feed(input, last, &mut mid),
+            Decoder::Single(encoding) => {
+                single_byte_to_utf8(*encoding, input, &mut mid);
+                Ok(input.len())
+            }
+        };
+        // `mid` holds whole characters, those before any error of the
+        // first stage, which come before it.
+        let second = self
+            .encoder
+            .feed(&mid, true, self.policy, false, out, &mut replaced);
+        let at_start = base == 0;
+        // The input offset of the character at `mid[m..]`.
+        let trace = |m: usize| {
+            let chars = mid[..m].iter().filter(|&&b| b & 0xC0 != 0x80).count();
+            self.decoder.skip(input, at_start, chars).map(|k| base + k)
+        };
+        let first_replaced = replaced.first.and_then(trace);
+        let error = second.err().map(|stop| {
+            let at = trace(stop.at).unwrap_or(base);
+            ConvertError::new(at, stop.cause.into())
+        });
+        self.mid = mid;
+        self.replaced.add(replaced.count, first_replaced);
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let read = first?;
+        self.consumed += read;
+        Ok(read)
+    }
+
+    pub(super) fn replacements(&self) -> (u64, Option<usize>) {
+        let (count, first) = self.decoder.replacements();
+        let first = match (first, self.replaced.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (count + self.replaced.count, first)
+    }
+}

@@ -1,0 +1,357 @@
+//! The stages to and from UTF-16 and UTF-32.
+
+use alloc::vec::Vec;
+
+use super::{holds_surrogates, ConvertError, ConvertErrorKind, Format, Tally};
+use crate::dialect::Dialect;
+use crate::encode::EncodeError;
+use crate::transcode::{
+    utf16_to_utf8, utf16_to_wtf8, utf8_to_utf16, wtf8_to_utf16, Cause, Policy, Status,
+};
+use crate::utf32::utf32_to_utf8_into;
+
+/// Where WTF-8 `bytes`, of which more follow, can be cut so that
+/// converting the two sides apart gives what converting them together
+/// does: before an unfinished sequence in the last 3 bytes (as `repair`
+/// cuts), and before a lead surrogate that ends the rest, which a trail
+/// surrogate in the next piece would make an error (WTF-8 writes that pair
+/// as a 4-byte form).
+fn wtf8_cut(bytes: &[u8]) -> usize {
+    let mut cut = crate::stream::trim_partial_utf8(bytes);
+    if cut >= 3
+        && bytes[cut - 3] == 0xED
+        && (0xA0..=0xAF).contains(&bytes[cut - 2])
+        && bytes[cut - 1] & 0xC0 == 0x80
+    {
+        cut -= 3;
+    }
+    cut
+}
+
+/// UTF-8 or WTF-8 to UTF-16, a piece at a time.
+#[derive(Debug)]
+pub(super) struct ToUtf16 {
+    from: Dialect,
+    big_endian: bool,
+    policy: Policy,
+    /// Bytes read by earlier calls.
+    consumed: usize,
+    units: Vec<u16>,
+    /// U+FFFD written in place of ill-formed sequences.
+    pub(super) replaced: Tally,
+}
+
+impl ToUtf16 {
+    pub(super) fn new(from: Dialect, big_endian: bool, policy: Policy) -> Self {
+        ToUtf16 {
+            from,
+            big_endian,
+            policy,
+            consumed: 0,
+            units: Vec::new(),
+            replaced: Tally::default(),
+        }
+    }
+
+    pub(super) fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let cut = if last { input.len() } else { wtf8_cut(input) };
+        self.units.clear();
+        // Strictly, so that each ill-formed sequence is counted (and named)
+        // where it is replaced: one U+FFFD per maximal subpart.
+        let mut done = 0;
+        loop {
+            let rest = &input[done..cut];
+            let result = match self.from {
+                Dialect::Utf8 => utf8_to_utf16(rest, Policy::Strict, &mut self.units),
+                _ => wtf8_to_utf16(rest, Policy::Strict, &mut self.units),
+            };
+            let Err(e) = result else { break };
+            let at = self.consumed + done + e.offset();
+            if self.policy == Policy::Strict {
+                // The units before the error too.
+                put_units(&self.units, self.big_endian, out);
+                let Cause::Malformed(kind) = e.cause() else {
+                    unreachable!("UTF-8 and WTF-8 to UTF-16 fail only on ill-formed input")
+                };
+                return Err(ConvertError::new(at, ConvertErrorKind::Malformed(kind)));
+            }
+            self.units.push(0xFFFD);
+            self.replaced.note(at);
+            done += e.offset() + e.error_len().unwrap_or(rest.len() - e.offset());
+        }
+        put_units(&self.units, self.big_endian, out);
+        self.consumed += cut;
+        Ok(cut)
+    }
+}
+
+pub(super) fn put_units(units: &[u16], big_endian: bool, out: &mut Vec<u8>) {
+    out.reserve(units.len() * 2);
+    for &u in units {
+        let bytes = if big_endian {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        };
+        out.extend_from_slice(&bytes);
+    }
+}
+
+pub(super) fn put_units32(units: &[u32], big_endian: bool, out: &mut Vec<u8>) {
+    out.reserve(units.len() * 4);
+    for &u in units {
+        let bytes = if big_endian {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        };
+        out.extend_from_slice(&bytes);
+    }
+}
+
+/// UTF-16 to WTF-8 (or UTF-8, where a lone surrogate is an error or
+/// U+FFFD), a piece at a time.
+#[derive(Debug)]
+pub(super) struct Utf16ToWtf8 {
+    big_endian: bool,
+    strict_utf8: bool,
+    policy: Policy,
+    /// Bytes read by earlier calls (and a byte order mark before them).
+    consumed: usize,
+    units: Vec<u16>,
+    /// U+FFFD written in place of what could not be converted.
+    pub(super) replaced: Tally,
+}
+
+impl Utf16ToWtf8 {
+    /// From UTF-16 to WTF-8, or to UTF-8 when `to` cannot hold lone
+    /// surrogates; the input starts at offset `base`.
+    pub(super) fn new(big_endian: bool, to: Format, policy: Policy, base: usize) -> Self {
+        Utf16ToWtf8 {
+            big_endian,
+            strict_utf8: !holds_surrogates(to),
+            policy,
+            consumed: base,
+            units: Vec::new(),
+            replaced: Tally::default(),
+        }
+    }
+
+    fn unit(&self, pair: &[u8]) -> u16 {
+        let pair = [pair[0], pair[1]];
+        if self.big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        }
+    }
+
+    pub(super) fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let mut units = core::mem::take(&mut self.units);
+        units.clear();
+        units.extend(input.chunks_exact(2).map(|pair| self.unit(pair)));
+        let result = self.convert(&units, input.len(), last, out);
+        self.units = units;
+        result
+    }
+
+    fn convert(
+        &mut self,
+        units: &[u16],
+        len: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let surrogate =
+            |at| ConvertError::new(at, ConvertErrorKind::Unencodable(EncodeError::Surrogate));
+        let mut units = units;
+        // A lead surrogate at the end may pair with the next piece's first
+        // unit: it waits for it.
+        if !last && units.last().is_some_and(|&u| is_lead(u)) {
+            units = &units[..units.len() - 1];
+        }
+        // A lead surrogate before the odd byte that ends the input is a
+        // pair cut short: one error with that byte, one U+FFFD, as CPython
+        // and WHATWG decode it (a target that holds lone surrogates keeps
+        // the lead, as CPython's surrogatepass does).
+        let lead_cut_short =
+            last && len % 2 == 1 && self.strict_utf8 && units.last().is_some_and(|&u| is_lead(u));
+        if lead_cut_short {
+            units = &units[..units.len() - 1];
+        }
+        if self.strict_utf8 {
+            // Strictly, so that each lone surrogate is counted (and named)
+            // where it is replaced.
+            let mut done = 0;
+            while let Err(e) = utf16_to_utf8(&units[done..], Policy::Strict, out) {
+                let at = self.consumed + 2 * (done + e.offset());
+                if self.policy == Policy::Strict {
+                    return Err(surrogate(at));
+                }
+                self.replaced.replace(at, out);
+                done += e.offset() + 1;
+            }
+        } else {
+            utf16_to_wtf8(units, out);
+        }
+        let mut read = 2 * units.len();
+        if last && len % 2 == 1 {
+            let at = self.consumed + read;
+            if self.policy == Policy::Strict {
+                return Err(if lead_cut_short {
+                    surrogate(at)
+                } else {
+                    ConvertError::new(at, ConvertErrorKind::TruncatedUnit(2))
+                });
+            }
+            self.replaced.replace(at, out);
+            read = len;
+        }
+        self.consumed += read;
+        Ok(read)
+    }
+
+    /// How many bytes of `input` (from the start of the last piece fed)
+    /// the first `chars` characters it was converted to came from.
+    pub(super) fn skip(&self, input: &[u8], chars: usize) -> usize {
+        let mut i = 0;
+        for _ in 0..chars {
+            let Some(pair) = input.get(i..i + 2) else {
+                return input.len();
+            };
+            let pairs_with_next = input
+                .get(i + 2..i + 4)
+                .is_some_and(|next| (0xDC00..0xE000).contains(&self.unit(next)));
+            i += if is_lead(self.unit(pair)) && pairs_with_next {
+                4
+            } else {
+                2
+            };
+        }
+        i.min(input.len())
+    }
+}
+
+fn is_lead(unit: u16) -> bool {
+    (0xD800..0xDC00).contains(&unit)
+}
+
+/// UTF-32 to UTF-8, a piece at a time. A surrogate or a value above
+/// U+10FFFF is ill-formed input.
+#[derive(Debug)]
+pub(super) struct Utf32ToUtf8 {
+    big_endian: bool,
+    policy: Policy,
+    /// Bytes read by earlier calls (and a byte order mark before them).
+    consumed: usize,
+    units: Vec<u32>,
+    bytes: Vec<u8>,
+    /// U+FFFD written in place of what could not be converted.
+    pub(super) replaced: Tally,
+}
+
+impl Utf32ToUtf8 {
+    pub(super) fn new(big_endian: bool, policy: Policy, base: usize) -> Self {
+        Utf32ToUtf8 {
+            big_endian,
+            policy,
+            consumed: base,
+            units: Vec::new(),
+            bytes: Vec::new(),
+            replaced: Tally::default(),
+        }
+    }
+
+    pub(super) fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let big_endian = self.big_endian;
+        let mut units = core::mem::take(&mut self.units);
+        units.clear();
+        units.extend(input.chunks_exact(4).map(|u| {
+            let u = [u[0], u[1], u[2], u[3]];
+            if big_endian {
+                u32::from_be_bytes(u)
+            } else {
+                u32::from_le_bytes(u)
+            }
+        }));
+        let mut bytes = core::mem::take(&mut self.bytes);
+        if bytes.len() < 4 * units.len() {
+            bytes.resize(4 * units.len(), 0);
+        }
+        let result = self.convert(&units, &mut bytes, input.len(), last, out);
+        self.units = units;
+        self.bytes = bytes;
+        result
+    }
+
+    fn convert(
+        &mut self,
+        units: &[u32],
+        bytes: &mut [u8],
+        len: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let mut i = 0;
+        while i < units.len() {
+            let p = utf32_to_utf8_into(&units[i..], Policy::Strict, bytes);
+            out.extend_from_slice(&bytes[..p.written]);
+            match p.result {
+                Ok(Status::InputEmpty) => i = units.len(),
+                Ok(_) => i += p.read,
+                Err(e) => {
+                    let k = i + e.offset();
+                    let at = self.consumed + 4 * k;
+                    if self.policy == Policy::Strict {
+                        return Err(ConvertError::new(
+                            at,
+                            ConvertErrorKind::NotACharacter(units[k]),
+                        ));
+                    }
+                    self.replaced.replace(at, out);
+                    i = k + 1;
+                }
+            }
+        }
+        let mut read = 4 * units.len();
+        if last && !len.is_multiple_of(4) {
+            let at = self.consumed + read;
+            if self.policy == Policy::Strict {
+                return Err(ConvertError::new(at, ConvertErrorKind::TruncatedUnit(4)));
+            }
+            self.replaced.replace(at, out);
+            read = len;
+        }
+        self.consumed += read;
+        Ok(read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wtf8_cut;
+
+    #[test]
+    fn cuts_keep_sequences_and_lead_surrogates_whole() {
+        assert_eq!(wtf8_cut(b"ab"), 2);
+        assert_eq!(wtf8_cut(b"a\xE2\x82"), 1);
+        assert_eq!(wtf8_cut(b"a\xED\xA0\x80"), 1);
+        assert_eq!(wtf8_cut(b"a\xED\xA0\x80\xED\xB0"), 1);
+        assert_eq!(wtf8_cut(b"a\xED\xB0\x80b"), 5);
+    }
+}
