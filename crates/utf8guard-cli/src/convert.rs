@@ -9,7 +9,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use utf8guard::{
-    ConvertError, ConvertErrorKind, Converter, Format, OptionError, Order, Policy, SingleByte,
+    ByteOrder, ConvertError, ConvertErrorKind, Converter, Encoding, OptionError, Policy, SingleByte,
 };
 
 use crate::args::convert::ConvertArgs;
@@ -22,24 +22,24 @@ use crate::path_name::message_name;
 const PIECE: usize = 64 << 10;
 
 /// The encoding's name in prose: "UTF-16LE", "Latin-1", "CESU-8", ...
-fn title(format: Format) -> &'static str {
-    match format {
-        Format::Family(d) => family::title(d),
-        Format::Utf16(Order::Little) => "UTF-16LE",
-        Format::Utf16(Order::Big) => "UTF-16BE",
-        Format::Utf16(Order::Mark) => "UTF-16",
-        Format::Utf32(Order::Little) => "UTF-32LE",
-        Format::Utf32(Order::Big) => "UTF-32BE",
-        Format::Utf32(Order::Mark) => "UTF-32",
-        Format::Single(SingleByte::Latin1) => "Latin-1",
-        Format::Single(SingleByte::Windows1252) => "Windows-1252",
+fn title(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Family(d) => family::title(d),
+        Encoding::Utf16(ByteOrder::Little) => "UTF-16LE",
+        Encoding::Utf16(ByteOrder::Big) => "UTF-16BE",
+        Encoding::Utf16(ByteOrder::Mark) => "UTF-16",
+        Encoding::Utf32(ByteOrder::Little) => "UTF-32LE",
+        Encoding::Utf32(ByteOrder::Big) => "UTF-32BE",
+        Encoding::Utf32(ByteOrder::Mark) => "UTF-32",
+        Encoding::Single(SingleByte::Latin1) => "Latin-1",
+        Encoding::Single(SingleByte::Windows1252) => "Windows-1252",
     }
 }
 
 /// What `--replace` writes in this encoding, in words.
-fn replacement_name(format: Format) -> &'static str {
-    match format {
-        Format::Single(_) => "?",
+fn replacement_name(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Single(_) => "?",
         _ => "U+FFFD",
     }
 }
@@ -62,20 +62,22 @@ pub fn run(args: &ConvertArgs) -> u8 {
     } else {
         Policy::Strict
     };
-    let mut converter =
-        match Converter::new(args.from, args.to, policy, args.magic_number, args.bom) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("utf8guard: {}", option_message(e, args.to));
-                return 2;
-            }
-        };
+    let mut converter = match Converter::new(args.from, args.to, policy)
+        .with_magic_number(args.magic_number)
+        .and_then(|c| c.with_byte_order_mark(args.bom))
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("utf8guard: {}", option_message(e, args.to));
+            return 2;
+        }
+    };
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     match convert(input, output, args.force, &mut converter, args) {
         Ok(()) => {
-            let (count, first) = converter.replacements();
-            if let Some(first) = first {
+            let count = converter.replacements();
+            if let Some(first) = converter.first_replacement() {
                 let what = if count == 1 { "sequence" } else { "sequences" };
                 eprintln!(
                     "utf8guard: {}: {count} {what} replaced with {}, the first at byte {first}",
@@ -159,7 +161,7 @@ fn convert(
 }
 
 /// Why `--magic-number` or `--bom` cannot be, in words.
-fn option_message(e: OptionError, to: Format) -> String {
+fn option_message(e: OptionError, to: Encoding) -> String {
     match e {
         OptionError::NoMagicNumber => format!(
             "--magic-number: only Corrected UTF-8 has a magic number, not {}",
@@ -190,7 +192,7 @@ fn stream(
         // On an error, `out` holds the conversion of what came before it,
         // which goes out first (to standard output; a file is removed
         // anyway).
-        let fed = converter.feed(&buf[..len], last, &mut out);
+        let fed = converter.convert_to_vec(&buf[..len], &mut out, last);
         writer.write_all(&out).map_err(Failure::Write)?;
         let read = fed.map_err(Failure::Input)?;
         if last {
@@ -202,12 +204,12 @@ fn stream(
 }
 
 /// The message for a conversion's error: where, and why.
-fn message(e: &ConvertError, from: Format, to: Format) -> String {
+fn message(e: &ConvertError, from: Encoding, to: Encoding) -> String {
     let at = e.offset();
     let invalid = |what: &str| format!("invalid {} at byte {at}: {what}", title(from));
     match e.kind() {
         ConvertErrorKind::Malformed(kind) => invalid(&match from {
-            Format::Family(d) => family::describe(kind, d),
+            Encoding::Family(d) => family::describe(kind, d),
             _ => kind.description().to_owned(),
         }),
         ConvertErrorKind::NotACharacter(unit) => invalid(&utf32_error(unit)),
@@ -256,7 +258,7 @@ mod tests {
         };
         let from = parse_format(from).unwrap();
         let to = parse_format(to).unwrap();
-        let mut c = Converter::new(from, to, policy, false, false).unwrap();
+        let mut c = Converter::new(from, to, policy);
         let mut out = Vec::new();
         match stream(&mut c, Trickle { data, step }, &mut out) {
             Ok(()) => Ok(out),
@@ -392,13 +394,17 @@ mod tests {
     #[test]
     fn usage_errors_are_refused() {
         let f = |s| parse_format(s).unwrap();
-        let err = Converter::new(f("utf-8"), f("cesu-8"), Policy::Strict, true, false).err();
+        let err = Converter::new(f("utf-8"), f("cesu-8"), Policy::Strict)
+            .with_magic_number(true)
+            .err();
         let err = err.map(|e| option_message(e, f("cesu-8")));
         assert_eq!(
             err.as_deref(),
             Some("--magic-number: only Corrected UTF-8 has a magic number, not CESU-8")
         );
-        let err = Converter::new(f("utf-8"), f("cp1252"), Policy::Strict, false, true).err();
+        let err = Converter::new(f("utf-8"), f("cp1252"), Policy::Strict)
+            .with_byte_order_mark(true)
+            .err();
         let err = err.map(|e| option_message(e, f("cp1252")));
         assert_eq!(
             err.as_deref(),
@@ -407,9 +413,9 @@ mod tests {
         assert!(parse_format("utf-7").is_err());
         assert_eq!(
             parse_format("ISO-8859-1"),
-            Ok(Format::Single(SingleByte::Latin1))
+            Ok(Encoding::Single(SingleByte::Latin1))
         );
-        assert_eq!(parse_format("UTF32"), Ok(Format::Utf32(Order::Mark)));
+        assert_eq!(parse_format("UTF32"), Ok(Encoding::Utf32(ByteOrder::Mark)));
     }
 
     fn utf32le(text: &str) -> Vec<u8> {
@@ -518,11 +524,11 @@ mod tests {
         for (from, to, data, count, first) in cases {
             for step in 1..=data.len() {
                 let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
-                let mut c = Converter::new(from_f, to_f, Policy::Replace, false, false).unwrap();
+                let mut c = Converter::new(from_f, to_f, Policy::Replace);
                 let mut out = Vec::new();
                 stream(&mut c, Trickle { data, step }, &mut out).unwrap();
                 assert_eq!(
-                    c.replacements(),
+                    (c.replacements(), c.first_replacement()),
                     (count, Some(first)),
                     "{from} -> {to}, step {step}"
                 );
@@ -554,7 +560,7 @@ mod tests {
             for step in 1..=data.len() {
                 let policy = Policy::Strict;
                 let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
-                let mut c = Converter::new(from_f, to_f, policy, false, false).unwrap();
+                let mut c = Converter::new(from_f, to_f, policy);
                 let mut out = Vec::new();
                 let result = stream(&mut c, Trickle { data, step }, &mut out);
                 assert!(
@@ -607,7 +613,7 @@ mod tests {
     /// from `from` to `to`), reading `step` bytes at a time.
     fn streamed(
         c: &mut Converter,
-        (from, to): (Format, Format),
+        (from, to): (Encoding, Encoding),
         data: &[u8],
         step: usize,
     ) -> (Vec<u8>, Option<String>) {
@@ -634,15 +640,9 @@ mod tests {
             let step = 1 + i % 7;
             for (from, to) in pairs {
                 for policy in [Policy::Strict, Policy::Replace] {
-                    let mut c = Converter::new(
-                        Format::Family(from),
-                        Format::Family(to),
-                        policy,
-                        false,
-                        false,
-                    )
-                    .unwrap();
-                    let formats = (Format::Family(from), Format::Family(to));
+                    let mut c =
+                        Converter::new(Encoding::Family(from), Encoding::Family(to), policy);
+                    let formats = (Encoding::Family(from), Encoding::Family(to));
                     let (out, error) = streamed(&mut c, formats, data, step);
                     match utf8guard::transcode(from, to, data, policy) {
                         Ok(whole) => {
@@ -657,14 +657,14 @@ mod tests {
             }
             for policy in [Policy::Strict, Policy::Replace] {
                 let mut c = Converter::new(
-                    Format::Family(Dialect::Wtf8),
-                    Format::Utf16(Order::Little),
+                    Encoding::Family(Dialect::Wtf8),
+                    Encoding::Utf16(ByteOrder::Little),
                     policy,
-                    false,
-                    false,
-                )
-                .unwrap();
-                let formats = (Format::Family(Dialect::Wtf8), Format::Utf16(Order::Little));
+                );
+                let formats = (
+                    Encoding::Family(Dialect::Wtf8),
+                    Encoding::Utf16(ByteOrder::Little),
+                );
                 let (out, error) = streamed(&mut c, formats, data, step);
                 let mut units = Vec::new();
                 let whole = utf8guard::wtf8_to_utf16(data, policy, &mut units);
@@ -679,20 +679,20 @@ mod tests {
             // Any bytes are UTF-16 of some units (an odd last byte aside).
             let even = &data[..data.len() & !1];
             let mut c = Converter::new(
-                Format::Utf16(Order::Big),
-                Format::Family(Dialect::Wtf8),
+                Encoding::Utf16(ByteOrder::Big),
+                Encoding::Family(Dialect::Wtf8),
                 Policy::Strict,
-                false,
-                false,
-            )
-            .unwrap();
+            );
             let units: Vec<u16> = even
                 .chunks_exact(2)
                 .map(|p| u16::from_be_bytes([p[0], p[1]]))
                 .collect();
             let mut expected = Vec::new();
             utf8guard::utf16_to_wtf8(&units, &mut expected);
-            let formats = (Format::Utf16(Order::Big), Format::Family(Dialect::Wtf8));
+            let formats = (
+                Encoding::Utf16(ByteOrder::Big),
+                Encoding::Family(Dialect::Wtf8),
+            );
             assert_eq!(streamed(&mut c, formats, even, step), (expected, None));
         }
     }
@@ -719,14 +719,14 @@ mod tests {
             for (from, to) in pairs {
                 for policy in [Policy::Strict, Policy::Replace] {
                     let (from_f, to_f) = (parse_format(from).unwrap(), parse_format(to).unwrap());
-                    let make = || Converter::new(from_f, to_f, policy, false, false).unwrap();
+                    let make = || Converter::new(from_f, to_f, policy);
                     let (mut whole, mut pieces) = (make(), make());
                     let expected = streamed(&mut whole, (from_f, to_f), data, usize::MAX);
                     let got = streamed(&mut pieces, (from_f, to_f), data, step);
                     assert_eq!(got, expected, "{from} -> {to} {policy:?} {data:02X?}");
                     assert_eq!(
-                        pieces.replacements(),
-                        whole.replacements(),
+                        (pieces.replacements(), pieces.first_replacement()),
+                        (whole.replacements(), whole.first_replacement()),
                         "{from} -> {to} {data:02X?}"
                     );
                 }

@@ -57,7 +57,7 @@ pub use batch::{
 };
 pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
 #[cfg(feature = "alloc")]
-pub use convert::{ConvertError, ConvertErrorKind, Converter, Format, OptionError, Order};
+pub use convert::{ByteOrder, ConvertError, ConvertErrorKind, Converter, Encoding, OptionError};
 pub use decode::{Decode, Decoded};
 pub use dialect::{Dialect, Inspection, UnknownDialect};
 pub use encode::{EncodeError, Encoded};

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use utf8guard::{Dialect, Format, Order, SingleByte};
+use utf8guard::{Dialect, Encoding};
 
 pub const ABOUT: &str = concat!(
     "\
@@ -91,11 +91,11 @@ Exit status:
 pub struct ConvertArgs {
     /// The encoding of the input (names: see --help)
     #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
-    pub from: Format,
+    pub from: Encoding,
 
     /// The encoding to write
     #[arg(short, long, value_name = "NAME", value_parser = parse_format)]
-    pub to: Format,
+    pub to: Encoding,
 
     /// Write U+FFFD (in the target encoding; `?` in Latin-1 and
     /// Windows-1252) for each ill-formed sequence and each character the
@@ -135,23 +135,8 @@ pub struct ConvertArgs {
 
 /// Parses `--from` and `--to`: a name of the UTF-8 family, of UTF-16 or
 /// UTF-32, or of a single-byte encoding.
-pub fn parse_format(name: &str) -> Result<Format, String> {
-    let wide = match name.to_ascii_lowercase().as_str() {
-        "utf-16le" | "utf16le" => Some(Format::Utf16(Order::Little)),
-        "utf-16be" | "utf16be" => Some(Format::Utf16(Order::Big)),
-        "utf-16" | "utf16" => Some(Format::Utf16(Order::Mark)),
-        "utf-32le" | "utf32le" => Some(Format::Utf32(Order::Little)),
-        "utf-32be" | "utf32be" => Some(Format::Utf32(Order::Big)),
-        "utf-32" | "utf32" => Some(Format::Utf32(Order::Mark)),
-        _ => None,
-    };
-    if let Some(format) = wide {
-        return Ok(format);
-    }
-    if let Some(single) = SingleByte::from_name(name) {
-        return Ok(Format::Single(single));
-    }
-    Dialect::from_name(name).map(Format::Family).ok_or_else(|| {
+pub fn parse_format(name: &str) -> Result<Encoding, String> {
+    Encoding::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
         format!(
             "unknown encoding; known: {}, utf-16, utf-16le, utf-16be, utf-32, utf-32le, \

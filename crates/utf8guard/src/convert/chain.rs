@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::wide::{put_units, put_units32, Utf16ToWtf8, Utf32ToUtf8};
-use super::{holds_surrogates, ConvertError, Format, Order, Tally, REPLACEMENT};
+use super::{ByteOrder, ConvertError, Encoding, Tally, REPLACEMENT};
 use crate::decode::{Decoded, MAGIC};
 use crate::dialect::Dialect;
 use crate::legacy::{single_byte_to_utf8, utf8_to_single_byte_into, SingleByte};
@@ -63,14 +63,12 @@ impl Decoder {
         }
     }
 
-    fn replacements(&self) -> (u64, Option<usize>) {
+    fn tally(&self) -> Tally {
         match self {
-            Decoder::Direct | Decoder::Single(_) => (0, None),
-            Decoder::Family { transcoder, .. } => {
-                (transcoder.replacements(), transcoder.first_replacement())
-            }
-            Decoder::Utf16(stage) => stage.replaced.pair(),
-            Decoder::Utf32(stage) => stage.replaced.pair(),
+            Decoder::Direct | Decoder::Single(_) => Tally::default(),
+            Decoder::Family { transcoder, .. } => Tally::of(transcoder),
+            Decoder::Utf16(stage) => stage.replaced,
+            Decoder::Utf32(stage) => stage.replaced,
         }
     }
 }
@@ -241,38 +239,38 @@ pub(super) struct Chain {
 }
 
 impl Chain {
-    pub(super) fn new(from: Format, to: Format, policy: Policy, base: usize) -> Chain {
-        let mid = if holds_surrogates(to) {
+    pub(super) fn new(from: Encoding, to: Encoding, policy: Policy, base: usize) -> Chain {
+        let mid = if to.holds_surrogates() {
             Dialect::Wtf8
         } else {
             Dialect::Utf8
         };
         let decoder = match from {
-            Format::Family(Dialect::Utf8) if mid == Dialect::Utf8 => Decoder::Direct,
-            Format::Family(d) => Decoder::Family {
+            Encoding::Family(Dialect::Utf8) if mid == Dialect::Utf8 => Decoder::Direct,
+            Encoding::Family(d) => Decoder::Family {
                 transcoder: Transcoder::new(d, mid, policy),
                 from: d,
             },
-            Format::Utf16(order) => {
-                Decoder::Utf16(Utf16ToWtf8::new(order == Order::Big, to, policy, base))
+            Encoding::Utf16(order) => {
+                Decoder::Utf16(Utf16ToWtf8::new(order == ByteOrder::Big, to, policy, base))
             }
-            Format::Utf32(order) => {
-                Decoder::Utf32(Utf32ToUtf8::new(order == Order::Big, policy, base))
+            Encoding::Utf32(order) => {
+                Decoder::Utf32(Utf32ToUtf8::new(order == ByteOrder::Big, policy, base))
             }
-            Format::Single(encoding) => Decoder::Single(encoding),
+            Encoding::Single(encoding) => Decoder::Single(encoding),
         };
         let encoder = match to {
-            Format::Family(d) if d == mid => Encoder::Copy,
-            Format::Family(d) => Encoder::Family { from: mid, to: d },
-            Format::Utf16(order) => Encoder::Utf16 {
-                big_endian: order == Order::Big,
+            Encoding::Family(d) if d == mid => Encoder::Copy,
+            Encoding::Family(d) => Encoder::Family { from: mid, to: d },
+            Encoding::Utf16(order) => Encoder::Utf16 {
+                big_endian: order == ByteOrder::Big,
                 units: Vec::new(),
             },
-            Format::Utf32(order) => Encoder::Utf32 {
-                big_endian: order == Order::Big,
+            Encoding::Utf32(order) => Encoder::Utf32 {
+                big_endian: order == ByteOrder::Big,
                 units: Vec::new(),
             },
-            Format::Single(encoding) => Encoder::Single {
+            Encoding::Single(encoding) => Encoder::Single {
                 encoding,
                 bytes: Vec::new(),
             },
@@ -348,12 +346,16 @@ impl Chain {
         Ok(read)
     }
 
-    pub(super) fn replacements(&self) -> (u64, Option<usize>) {
-        let (count, first) = self.decoder.replacements();
-        let first = match (first, self.replaced.first) {
+    /// What both stages replaced.
+    pub(super) fn tally(&self) -> Tally {
+        let first = self.decoder.tally();
+        let first_at = match (first.first, self.replaced.first) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        (count + self.replaced.count, first)
+        Tally {
+            count: first.count + self.replaced.count,
+            first: first_at,
+        }
     }
 }

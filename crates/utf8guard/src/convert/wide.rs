@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::{holds_surrogates, ConvertError, ConvertErrorKind, Format, Tally};
+use super::{ConvertError, ConvertErrorKind, Encoding, Tally};
 use crate::dialect::Dialect;
 use crate::encode::EncodeError;
 use crate::transcode::{
@@ -131,10 +131,10 @@ pub(super) struct Utf16ToWtf8 {
 impl Utf16ToWtf8 {
     /// From UTF-16 to WTF-8, or to UTF-8 when `to` cannot hold lone
     /// surrogates; the input starts at offset `base`.
-    pub(super) fn new(big_endian: bool, to: Format, policy: Policy, base: usize) -> Self {
+    pub(super) fn new(big_endian: bool, to: Encoding, policy: Policy, base: usize) -> Self {
         Utf16ToWtf8 {
             big_endian,
-            strict_utf8: !holds_surrogates(to),
+            strict_utf8: !to.holds_surrogates(),
             policy,
             consumed: base,
             units: Vec::new(),
