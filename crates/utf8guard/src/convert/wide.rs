@@ -59,7 +59,7 @@ impl ToUtf16 {
         last: bool,
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
-        let cut = if last { input.len() } else { wtf8_cut(input) };
+        let mut cut = if last { input.len() } else { wtf8_cut(input) };
         self.units.clear();
         // Strictly, so that each ill-formed sequence is counted (and named)
         // where it is replaced: one U+FFFD per maximal subpart.
@@ -71,6 +71,13 @@ impl ToUtf16 {
                 _ => wtf8_to_utf16(rest, Policy::Strict, &mut self.units),
             };
             let Err(e) = result else { break };
+            if !last && e.error_len().is_none() {
+                // A sequence the cut ends (`DC` before a held `FE`) is cut
+                // short by the byte after it, not by the end of the input:
+                // it waits for the next piece, which names the error.
+                cut = done + e.offset();
+                break;
+            }
             let at = self.consumed + done + e.offset();
             if self.policy == Policy::Strict {
                 // The units before the error too.
@@ -344,7 +351,24 @@ impl Utf32ToUtf8 {
 
 #[cfg(test)]
 mod tests {
-    use super::wtf8_cut;
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn a_sequence_ended_by_the_cut_waits_for_the_next_piece() {
+        // Whole, `DC FE` is a sequence cut short by `FE`; cut after `FE`,
+        // the same, not one that the input ends inside.
+        let input = b"a\xDC\xFE\x80";
+        let mut stage = ToUtf16::new(Dialect::Utf8, false, Policy::Strict);
+        let mut out = Vec::new();
+        assert_eq!(stage.feed(&input[..3], false, &mut out), Ok(1));
+        let e = stage.feed(&input[1..], true, &mut out).unwrap_err();
+        assert_eq!(
+            (e.offset(), e.kind()),
+            (1, ConvertErrorKind::Malformed(ErrorKind::TooShort))
+        );
+        assert_eq!(out, b"a\x00");
+    }
 
     #[test]
     fn cuts_keep_sequences_and_lead_surrogates_whole() {
