@@ -31,6 +31,29 @@ enum Decoder {
 }
 
 impl Decoder {
+    /// Converts `input` (all of it with `last`) to UTF-8 or WTF-8, appended
+    /// to `out`; returns how much it read. On an error, `out` holds the
+    /// conversion of what came before it.
+    fn decode(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        match self {
+            Decoder::Direct => unreachable!("the second stage reads the input itself"),
+            Decoder::Family { transcoder, .. } => transcoder
+                .transcode_to_vec(input, out, last)
+                .map_err(ConvertError::from),
+            Decoder::Utf16(stage) => stage.feed(input, last, out),
+            Decoder::Utf32(stage) => stage.feed(input, last, out),
+            Decoder::Single(encoding) => {
+                single_byte_to_utf8(*encoding, input, out);
+                Ok(input.len())
+            }
+        }
+    }
+
     /// The number of bytes at the start of `input` (the last piece fed)
     /// that the first `chars` characters written came from; `None` when an
     /// ill-formed sequence, which the first stage replaced, comes first.
@@ -147,10 +170,20 @@ impl Encoder {
                 let p = utf8_to_utf32_into(input, policy, room, last);
                 put_units32(&room[..p.written], *big_endian, out);
                 let read = p.result.map(|_| p.read).map_err(stop)?;
-                // U+FFFD written, less those of the input.
+                if policy == Policy::Strict {
+                    // Nothing replaced: no U+FFFD to count.
+                    return Ok(read);
+                }
+                // U+FFFD written, less those of the input (counted only
+                // where some were written: text seldom has any).
                 let written = room[..p.written].iter().filter(|&&u| u == 0xFFFD).count();
-                if written > count_replacements(&input[..read]) {
-                    replaced.count += (written - count_replacements(&input[..read])) as u64;
+                let already = if written == 0 {
+                    0
+                } else {
+                    count_replacements(&input[..read])
+                };
+                if written > already {
+                    replaced.count += (written - already) as u64;
                     if replaced.first.is_none() {
                         replaced.first = first_replaced(input, direct, |src| {
                             let mut room = vec![0; src.len()];
@@ -169,15 +202,20 @@ impl Encoder {
                 let written = &room[..p.written];
                 out.extend_from_slice(written);
                 let read = p.result.map(|_| p.read).map_err(stop)?;
+                if policy == Policy::Strict {
+                    // Nothing replaced: no `?` to count.
+                    return Ok(read);
+                }
                 // `?` written, less those of the input (and, after a first
                 // stage, less the U+FFFD it wrote).
                 let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b == b'?').count();
+                let written = count(written);
                 let mut already = count(&input[..read]);
-                if !direct {
+                if !direct && written > already {
                     already += count_replacements(&input[..read]);
                 }
-                if count(written) > already {
-                    replaced.count += (count(written) - already) as u64;
+                if written > already {
+                    replaced.count += (written - already) as u64;
                     if replaced.first.is_none() {
                         let encoding = *encoding;
                         replaced.first = first_replaced(input, direct, |src| {
@@ -306,20 +344,16 @@ impl Chain {
             self.consumed += read;
             return Ok(read);
         }
+        if let Encoder::Copy = self.encoder {
+            // The first stage writes the target itself: straight into
+            // `out`, not through `mid` (a copy of everything).
+            let read = self.decoder.decode(input, last, out)?;
+            self.consumed += read;
+            return Ok(read);
+        }
         let mut mid = core::mem::take(&mut self.mid);
         mid.clear();
-        let first = match &mut self.decoder {
-            Decoder::Direct => unreachable!("handled above"),
-            Decoder::Family { transcoder, .. } => transcoder
-                .transcode_to_vec(input, &mut mid, last)
-                .map_err(ConvertError::from),
-            Decoder::Utf16(stage) => stage.feed(input, last, &mut mid),
-            Decoder::Utf32(stage) => stage.feed(input, last, &mut mid),
-            Decoder::Single(encoding) => {
-                single_byte_to_utf8(*encoding, input, &mut mid);
-                Ok(input.len())
-            }
-        };
+        let first = self.decoder.decode(input, last, &mut mid);
         // `mid` holds whole characters, those before any error of the
         // first stage, which come before it.
         let second = self

@@ -98,26 +98,30 @@ impl ToUtf16 {
 }
 
 pub(super) fn put_units(units: &[u16], big_endian: bool, out: &mut Vec<u8>) {
-    out.reserve(units.len() * 2);
-    for &u in units {
-        let bytes = if big_endian {
-            u.to_be_bytes()
-        } else {
-            u.to_le_bytes()
-        };
-        out.extend_from_slice(&bytes);
+    if big_endian {
+        put(units, out, u16::to_be_bytes);
+    } else {
+        put(units, out, u16::to_le_bytes);
     }
 }
 
 pub(super) fn put_units32(units: &[u32], big_endian: bool, out: &mut Vec<u8>) {
-    out.reserve(units.len() * 4);
-    for &u in units {
-        let bytes = if big_endian {
-            u.to_be_bytes()
-        } else {
-            u.to_le_bytes()
-        };
-        out.extend_from_slice(&bytes);
+    if big_endian {
+        put(units, out, u32::to_be_bytes);
+    } else {
+        put(units, out, u32::to_le_bytes);
+    }
+}
+
+/// Appends `units` to `out` as `bytes` of each: into room made first, a
+/// fixed-size copy per unit, which compiles to vector stores (an
+/// `extend_from_slice` per unit checked the capacity each time and did
+/// not vectorize).
+fn put<U: Copy, const N: usize>(units: &[U], out: &mut Vec<u8>, bytes: impl Fn(U) -> [u8; N]) {
+    let start = out.len();
+    out.resize(start + N * units.len(), 0);
+    for (room, &u) in out[start..].chunks_exact_mut(N).zip(units) {
+        room.copy_from_slice(&bytes(u));
     }
 }
 
@@ -164,6 +168,18 @@ impl Utf16ToWtf8 {
         last: bool,
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
+        if self.big_endian == cfg!(target_endian = "big") {
+            // Input in this CPU's byte order, at an even address (a mapped
+            // file, a buffer from the allocator): its units as they are,
+            // not copied out first.
+            let whole = input.len() - input.len() % 2;
+            // SAFETY: any two bytes are a `u16`, and `align_to` puts in
+            // its middle part only what is aligned for one.
+            let (head, units, _) = unsafe { input[..whole].align_to::<u16>() };
+            if head.is_empty() {
+                return self.convert(units, input.len(), last, out);
+            }
+        }
         let mut units = core::mem::take(&mut self.units);
         units.clear();
         units.extend(input.chunks_exact(2).map(|pair| self.unit(pair)));
@@ -286,6 +302,23 @@ impl Utf32ToUtf8 {
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
         let big_endian = self.big_endian;
+        let mut bytes = core::mem::take(&mut self.bytes);
+        if big_endian == cfg!(target_endian = "big") {
+            // As for UTF-16: units in this CPU's byte order, aligned, are
+            // converted where they are.
+            let whole = input.len() - input.len() % 4;
+            // SAFETY: any four bytes are a `u32`, and `align_to` puts in
+            // its middle part only what is aligned for one.
+            let (head, units, _) = unsafe { input[..whole].align_to::<u32>() };
+            if head.is_empty() {
+                if bytes.len() < 4 * units.len() {
+                    bytes.resize(4 * units.len(), 0);
+                }
+                let result = self.convert(units, &mut bytes, input.len(), last, out);
+                self.bytes = bytes;
+                return result;
+            }
+        }
         let mut units = core::mem::take(&mut self.units);
         units.clear();
         units.extend(input.chunks_exact(4).map(|u| {
@@ -296,7 +329,6 @@ impl Utf32ToUtf8 {
                 u32::from_le_bytes(u)
             }
         }));
-        let mut bytes = core::mem::take(&mut self.bytes);
         if bytes.len() < 4 * units.len() {
             bytes.resize(4 * units.len(), 0);
         }
