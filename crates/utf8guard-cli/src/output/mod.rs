@@ -32,6 +32,13 @@ use target::Destination;
 
 /// Where the output goes.
 enum Sink {
+    /// Standard output through a descriptor of its own (a duplicate of 1),
+    /// not std's `Stdout`: its line buffering searches every buffer written
+    /// for the last newline and splits the write there, which cost
+    /// `convert` a pass over its output and a system call for each tail.
+    #[cfg(unix)]
+    Stdout(File),
+    #[cfg(not(unix))]
     Stdout(io::StdoutLock<'static>),
     Stderr(io::Stderr),
     File(File),
@@ -53,6 +60,22 @@ impl Write for Sink {
             Sink::File(file) => file.flush(),
         }
     }
+}
+
+/// Standard output as a [`Sink`], after what std's `Stdout` holds.
+#[cfg(unix)]
+fn stdout_sink() -> io::Result<Sink> {
+    use std::os::fd::AsFd;
+    let mut stdout = io::stdout().lock();
+    stdout.flush()?;
+    Ok(Sink::Stdout(File::from(
+        stdout.as_fd().try_clone_to_owned()?,
+    )))
+}
+
+#[cfg(not(unix))]
+fn stdout_sink() -> io::Result<Sink> {
+    Ok(Sink::Stdout(io::stdout().lock()))
 }
 
 /// The output of one run, buffered.
@@ -79,7 +102,7 @@ impl Output {
                 descriptors::check_open(1)
                     .map_err(|e| format!("standard output: {}", io_message(&e)))?;
                 crate::pipe::widen(io::stdout());
-                Sink::Stdout(io::stdout().lock())
+                stdout_sink().map_err(|e| format!("standard output: {}", io_message(&e)))?
             }
             Destination::Stderr => {
                 descriptors::check_open(2)
