@@ -32,7 +32,7 @@ use memmap2::{Mmap, MmapOptions};
 pub const MMAP_MIN: u64 = 1 << 20;
 
 /// The report on a mapped file that was truncated while it was read, and
-/// what was not done: `check`'s, then `repair`'s.
+/// what was not done: `check`'s, `repair`'s, `convert`'s.
 macro_rules! changed {
     ($what:literal) => {
         concat!(
@@ -43,6 +43,7 @@ macro_rules! changed {
 }
 pub const CHANGED: &str = changed!("not checked");
 pub const CHANGED_REPAIR: &str = changed!("not repaired");
+pub const CHANGED_CONVERT: &str = changed!("not converted");
 
 /// Mappings that may be read at the same time: one per thread of the pool
 /// at most in practice. When all are taken, [`Mapping::new`] fails and the
