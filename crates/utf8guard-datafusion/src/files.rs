@@ -1,7 +1,7 @@
 //! Tables over CSV and NDJSON files whose bytes are not all UTF-8: the
-//! bytes go through utf8guard's `RepairReader` on their way into Arrow's
-//! readers, which refuse invalid UTF-8 (apache/datafusion#5204), so SQL
-//! sees the file repaired under a chosen policy.
+//! bytes go through utf8guard's repair on their way into Arrow's readers,
+//! which refuse invalid UTF-8 (apache/datafusion#5204), so SQL sees the
+//! file repaired under a chosen policy.
 
 use std::fs::File;
 use std::io::{BufReader, Seek};
@@ -12,10 +12,16 @@ use datafusion::arrow::csv;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::json;
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::datasource::file_format::csv::CsvFormat;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
 use datafusion_common::{DataFusionError, Result};
 use utf8guard::{RepairReader, Replacement};
+
+use crate::RepairedCsvFormat;
 
 /// How many records the schema is inferred from.
 const INFER_RECORDS: usize = 1000;
@@ -24,7 +30,11 @@ const INFER_RECORDS: usize = 1000;
 /// the delimiter), its bytes repaired under `replacement` as they are read:
 /// a file that mixes UTF-8 and Windows-1252 lines, say, with
 /// [`Replacement::Windows1252`]. The schema is inferred from the first
-/// 1000 records; the table is held in memory.
+/// 1000 records; the table is a `ListingTable` over a
+/// [`RepairedCsvFormat`](crate::RepairedCsvFormat), so a query streams
+/// the file (split in byte ranges across the session's partitions, as
+/// DataFusion's own CSV tables are) and holds a few batches at a time,
+/// however large the file.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -52,18 +62,26 @@ pub fn register_csv_repaired(
     replacement: Replacement,
 ) -> Result<()> {
     let path = path.as_ref();
-    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
-    let format = csv::reader::Format::default().with_header(true);
-    let (schema, _) = format
-        .infer_schema(RepairReader::new(&file, replacement), Some(INFER_RECORDS))
-        .map_err(DataFusionError::from)?;
-    let schema = Arc::new(schema);
-    file.rewind().map_err(|e| io_error(path, e))?;
-    let reader = csv::ReaderBuilder::new(Arc::clone(&schema))
+    // Inferred here, from the first records, so that registering stays a
+    // plain function call (a listing table infers asynchronously).
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    let (schema, _) = csv::reader::Format::default()
         .with_header(true)
-        .build_buffered(RepairReader::new(file, replacement))
+        .infer_schema(RepairReader::new(file, replacement), Some(INFER_RECORDS))
         .map_err(DataFusionError::from)?;
-    register(ctx, name, schema, reader.collect::<Result<Vec<_>, _>>()?)
+    let csv = CsvFormat::default().with_has_header(true);
+    let format = RepairedCsvFormat::try_new(csv, replacement)?;
+    let url =
+        ListingTableUrl::parse(path.to_str().ok_or_else(|| {
+            DataFusionError::Plan(format!("{}: not a UTF-8 path", path.display()))
+        })?)?;
+    // Any name: the file is named, not found by its extension.
+    let options = ListingOptions::new(Arc::new(format)).with_file_extension("");
+    let config = ListingTableConfig::new(url)
+        .with_listing_options(options)
+        .with_schema(Arc::new(schema));
+    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
+    Ok(())
 }
 
 /// Registers as table `name` the newline-delimited JSON file at `path`,

@@ -308,23 +308,7 @@ fn policy_of_scalar(function: &str, scalar: &ScalarValue) -> Result<Replacement>
         Some(None) => return exec_err!("{function}: the policy is null"),
         None => return exec_err!("{function}: the policy must be a string, not {scalar}"),
     };
-    match Replacement::from_name(name) {
-        Some(policy) => Ok(policy),
-        None if name.eq_ignore_ascii_case("escape")
-            || name.eq_ignore_ascii_case("surrogateescape") =>
-        {
-            exec_err!(
-                "{function}: the escape policy writes WTF-8, which a string column cannot hold"
-            )
-        }
-        None => {
-            let known: Vec<&str> = Replacement::ALL.iter().map(|r| r.name()).collect();
-            exec_err!(
-                "{function}: unknown repair policy '{name}'; known: {}",
-                known.join(", ")
-            )
-        }
-    }
+    crate::policy::policy_named(function, name)
 }
 
 /// The values repaired under `replacement`: `Utf8`, `LargeUtf8` or

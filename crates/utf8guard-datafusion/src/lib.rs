@@ -82,7 +82,10 @@
 
 #[cfg(feature = "session")]
 mod files;
+#[cfg(feature = "session")]
+mod format;
 mod functions;
+mod policy;
 
 use std::sync::Arc;
 
@@ -92,6 +95,8 @@ use datafusion_expr::ScalarUDF;
 
 #[cfg(feature = "session")]
 pub use files::{register_csv_repaired, register_ndjson_repaired};
+#[cfg(feature = "session")]
+pub use format::{RepairedCsvFormat, RepairedCsvSource};
 pub use functions::{
     IsValidUtf8, MakeValidUtf8, Utf8DecodeJvm, Utf8ErrorOffset, Utf8Repair, Utf8Valid,
 };

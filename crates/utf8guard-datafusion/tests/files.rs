@@ -61,6 +61,12 @@ async fn a_mixed_csv_file_is_queried_as_the_repaired_file() {
 
     let ctx = SessionContext::new();
     utf8guard_datafusion::register_csv_repaired(&ctx, "t", &raw, Replacement::Windows1252).unwrap();
+    // Read from the file as the query runs, not held in memory.
+    let plan = answer(&ctx, "EXPLAIN SELECT * FROM t").await;
+    assert!(
+        plan.contains("DataSourceExec") && plan.contains("repair=windows-1252"),
+        "{plan}"
+    );
     let names = answer(
         &ctx,
         "SELECT count(*) AS n FROM t WHERE name = 'José' AND city = 'München'",
