@@ -34,7 +34,8 @@ const INFER_RECORDS: usize = 1000;
 /// [`RepairedCsvFormat`](crate::RepairedCsvFormat), so a query streams
 /// the file (split in byte ranges across the session's partitions, as
 /// DataFusion's own CSV tables are) and holds a few batches at a time,
-/// however large the file.
+/// however large the file. For other options, a folder or a glob, see
+/// [`register_file_formats`](crate::register_file_formats).
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {

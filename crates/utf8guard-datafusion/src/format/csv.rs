@@ -51,7 +51,11 @@ use super::stream::repaired;
 /// writer. The structural bytes (delimiter, quote, escape, comment,
 /// terminator) must be ASCII, which a repair never changes.
 ///
-/// Give it to a `ListingOptions` for a `ListingTable`.
+/// In SQL it is reached through [`register_file_formats`]
+/// (`CREATE EXTERNAL TABLE ... STORED AS CSV OPTIONS ('utf8guard.repair'
+/// 'windows-1252')`); from Rust, give it to a `ListingOptions`.
+///
+/// [`register_file_formats`]: crate::register_file_formats
 ///
 /// ```
 /// use datafusion::datasource::file_format::csv::CsvFormat;
