@@ -4,24 +4,23 @@
 //! file repaired under a chosen policy.
 
 use std::fs::File;
-use std::io::{BufReader, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::csv;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::Schema;
 use datafusion::arrow::json;
-use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::datasource::file_format::csv::CsvFormat;
+use datafusion::datasource::file_format::json::JsonFormat;
+use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
 use datafusion_common::{DataFusionError, Result};
 use utf8guard::{RepairReader, Replacement};
 
-use crate::RepairedCsvFormat;
+use crate::{RepairedCsvFormat, RepairedJsonFormat};
 
 /// How many records the schema is inferred from.
 const INFER_RECORDS: usize = 1000;
@@ -72,22 +71,14 @@ pub fn register_csv_repaired(
         .map_err(DataFusionError::from)?;
     let csv = CsvFormat::default().with_has_header(true);
     let format = RepairedCsvFormat::try_new(csv, replacement)?;
-    let url =
-        ListingTableUrl::parse(path.to_str().ok_or_else(|| {
-            DataFusionError::Plan(format!("{}: not a UTF-8 path", path.display()))
-        })?)?;
-    // Any name: the file is named, not found by its extension.
-    let options = ListingOptions::new(Arc::new(format)).with_file_extension("");
-    let config = ListingTableConfig::new(url)
-        .with_listing_options(options)
-        .with_schema(Arc::new(schema));
-    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
-    Ok(())
+    register(ctx, name, path, Arc::new(format), schema)
 }
 
 /// Registers as table `name` the newline-delimited JSON file at `path`,
 /// its bytes repaired under `replacement` as they are read. The schema is
-/// inferred from the first 1000 records; the table is held in memory.
+/// inferred from the first 1000 records; the table is a `ListingTable`
+/// over a [`RepairedJsonFormat`](crate::RepairedJsonFormat), read as
+/// [`register_csv_repaired`]'s is.
 pub fn register_ndjson_repaired(
     ctx: &SessionContext,
     name: &str,
@@ -95,28 +86,31 @@ pub fn register_ndjson_repaired(
     replacement: Replacement,
 ) -> Result<()> {
     let path = path.as_ref();
-    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
-    let (schema, _) = json::reader::infer_json_schema(
-        BufReader::new(RepairReader::new(&file, replacement)),
-        Some(INFER_RECORDS),
-    )
-    .map_err(DataFusionError::from)?;
-    let schema = Arc::new(schema);
-    file.rewind().map_err(|e| io_error(path, e))?;
-    let reader = json::ReaderBuilder::new(Arc::clone(&schema))
-        .build(RepairReader::new(file, replacement))
-        .map_err(DataFusionError::from)?;
-    register(ctx, name, schema, reader.collect::<Result<Vec<_>, _>>()?)
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    let (schema, _) =
+        json::reader::infer_json_schema(RepairReader::new(file, replacement), Some(INFER_RECORDS))
+            .map_err(DataFusionError::from)?;
+    let format = RepairedJsonFormat::try_new(JsonFormat::default(), replacement)?;
+    register(ctx, name, path, Arc::new(format), schema)
 }
 
+/// Registers as table `name` a listing table of the one file at `path`.
 fn register(
     ctx: &SessionContext,
     name: &str,
-    schema: SchemaRef,
-    batches: Vec<RecordBatch>,
+    path: &Path,
+    format: Arc<dyn FileFormat>,
+    schema: Schema,
 ) -> Result<()> {
-    let table = MemTable::try_new(schema, vec![batches])?;
-    ctx.register_table(name, Arc::new(table))?;
+    let path = path
+        .to_str()
+        .ok_or_else(|| DataFusionError::Plan(format!("{}: not a UTF-8 path", path.display())))?;
+    // Any name: the file is named, not found by its extension.
+    let options = ListingOptions::new(format).with_file_extension("");
+    let config = ListingTableConfig::new(ListingTableUrl::parse(path)?)
+        .with_listing_options(options)
+        .with_schema(Arc::new(schema));
+    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
     Ok(())
 }
 

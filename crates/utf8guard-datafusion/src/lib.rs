@@ -97,8 +97,8 @@ use datafusion_expr::ScalarUDF;
 pub use files::{register_csv_repaired, register_ndjson_repaired};
 #[cfg(feature = "session")]
 pub use format::{
-    register_file_formats, RepairedCsvFormat, RepairedCsvSource, RepairingCsvFormatFactory,
-    REPAIR_OPTION,
+    register_file_formats, RepairedCsvFormat, RepairedFormat, RepairedJsonFormat,
+    RepairingFormatFactory, REPAIR_OPTION,
 };
 pub use functions::{
     IsValidUtf8, MakeValidUtf8, Utf8DecodeJvm, Utf8ErrorOffset, Utf8Repair, Utf8Valid,

@@ -7,50 +7,24 @@
 use std::io::Write;
 use std::path::Path;
 
-use datafusion::arrow::util::pretty::pretty_format_batches;
-use datafusion::prelude::{CsvReadOptions, SessionConfig, SessionContext};
+use datafusion::prelude::{CsvReadOptions, SessionContext};
 use utf8guard::Replacement;
 
-/// `sql`'s result, as a table in text.
-async fn answer(ctx: &SessionContext, sql: &str) -> String {
-    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
-    pretty_format_batches(&batches).unwrap().to_string()
-}
-
-/// A session with the repairing formats, reading each file in up to
-/// `partitions` byte ranges (however small the file).
-fn session(partitions: usize) -> SessionContext {
-    let config = SessionConfig::new()
-        .with_target_partitions(partitions)
-        .set_usize("datafusion.optimizer.repartition_file_min_size", 1);
-    let ctx = SessionContext::new_with_config(config);
-    utf8guard_datafusion::register_file_formats(&ctx).unwrap();
-    ctx
-}
+mod common;
+use common::{answer, gzip, session};
 
 /// `CREATE EXTERNAL TABLE t` over `location`, the CSV read through a
 /// repair under `policy` (a policy's name or alias), with `options` more.
 async fn create(ctx: &SessionContext, location: &Path, policy: &str, options: &str) {
-    let sql = format!(
-        "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{}' \
-         OPTIONS ('format.has_header' 'true', 'utf8guard.repair' '{policy}'{options})",
-        location.display()
-    );
-    ctx.sql(&sql).await.unwrap();
+    let options = format!("'format.has_header' 'true', 'utf8guard.repair' '{policy}'{options}");
+    common::create(ctx, "CSV", location, &options).await;
 }
 
 /// DataFusion's own answer to `sql` over `bytes` repaired first under
 /// `policy` (in a file of `dir`).
 async fn reference(dir: &Path, bytes: &[u8], policy: Replacement, sql: &str) -> String {
-    let clean = dir.join(format!("reference-{policy}.csv"));
-    std::fs::write(&clean, utf8guard::repair(bytes, policy).as_bytes()).unwrap();
-    let ctx = SessionContext::new();
-    ctx.register_csv("t", clean.to_str().unwrap(), CsvReadOptions::new())
-        .await
-        .unwrap();
-    let reference = answer(&ctx, sql).await;
-    std::fs::remove_file(clean).unwrap();
-    reference
+    let csv = ("CSV", "csv", "'format.has_header' 'true'");
+    common::reference(dir, bytes, policy, csv, sql).await
 }
 
 /// Lines of UTF-8 and of Windows-1252, invalid sequences of each kind
@@ -227,12 +201,6 @@ async fn a_folder_and_a_glob_read_as_their_files_repaired() {
             );
         }
     }
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gzip.write_all(bytes).unwrap();
-    gzip.finish().unwrap()
 }
 
 #[tokio::test]

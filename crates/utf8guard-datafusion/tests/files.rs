@@ -108,6 +108,11 @@ async fn an_ndjson_file_with_bad_bytes_is_queried_as_the_repaired_file() {
     }
     let ctx = SessionContext::new();
     utf8guard_datafusion::register_ndjson_repaired(&ctx, "t", &raw, Replacement::Jvm).unwrap();
+    let plan = answer(&ctx, "EXPLAIN SELECT * FROM t").await;
+    assert!(
+        plan.contains("DataSourceExec") && plan.contains("repair=jvm"),
+        "{plan}"
+    );
     let s = answer(&ctx, "SELECT s FROM t WHERE id = 2").await;
     assert!(s.contains("| surrogate \u{FFFD} |"), "{s}");
 }

@@ -3,20 +3,26 @@
 
 mod csv;
 mod factory;
+mod json;
+mod repaired;
+mod source;
 mod stream;
 
 use std::sync::Arc;
 
 use datafusion::datasource::file_format::csv::CsvFormatFactory;
+use datafusion::datasource::file_format::json::JsonFormatFactory;
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::prelude::SessionContext;
 use datafusion_common::Result;
 
-pub use csv::{RepairedCsvFormat, RepairedCsvSource};
-pub use factory::{RepairingCsvFormatFactory, REPAIR_OPTION};
+pub use csv::RepairedCsvFormat;
+pub use factory::{RepairingFormatFactory, REPAIR_OPTION};
+pub use json::RepairedJsonFormat;
+pub use repaired::RepairedFormat;
 
-/// Lets SQL read files through a repair: wraps the session's CSV format
-/// factory in a [`RepairingCsvFormatFactory`], after which
+/// Lets SQL read files through a repair: wraps the session's CSV and JSON
+/// format factories in [`RepairingFormatFactory`]s, after which
 ///
 /// ```sql
 /// CREATE EXTERNAL TABLE t STORED AS CSV LOCATION 'data/'
@@ -25,8 +31,9 @@ pub use factory::{RepairingCsvFormatFactory, REPAIR_OPTION};
 ///
 /// reads every file of `data/` with its bytes repaired under the policy
 /// named (any name or alias `utf8guard::Replacement::from_name` reads;
-/// another is an error of the `CREATE`). Without `utf8guard.repair` a CSV
-/// table is DataFusion's own. Running it twice changes nothing.
+/// another is an error of the `CREATE`); `STORED AS JSON` (newline-
+/// delimited) takes the same option. Without `utf8guard.repair` a table is
+/// DataFusion's own. Running it twice changes nothing.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -54,12 +61,15 @@ pub use factory::{RepairingCsvFormatFactory, REPAIR_OPTION};
 pub fn register_file_formats(ctx: &SessionContext) -> Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
-    let csv = state
-        .get_file_format_factory("csv")
-        .unwrap_or_else(|| Arc::new(CsvFormatFactory::new()));
-    if csv.is::<RepairingCsvFormatFactory>() {
-        return Ok(());
+    let defaults: [(&str, Arc<dyn FileFormatFactory>); 2] = [
+        ("csv", Arc::new(CsvFormatFactory::new())),
+        ("json", Arc::new(JsonFormatFactory::new())),
+    ];
+    for (name, default) in defaults {
+        let inner = state.get_file_format_factory(name).unwrap_or(default);
+        if !inner.is::<RepairingFormatFactory>() {
+            state.register_file_format(Arc::new(RepairingFormatFactory::new(inner)), true)?;
+        }
     }
-    let factory: Arc<dyn FileFormatFactory> = Arc::new(RepairingCsvFormatFactory::new(csv));
-    state.register_file_format(factory, true)
+    Ok(())
 }
