@@ -63,17 +63,28 @@
 //! # Files with bad bytes
 //!
 //! DataFusion's CSV and JSON readers stop at the first invalid UTF-8
-//! (apache/datafusion#5204). [`register_csv_repaired`] and
-//! [`register_ndjson_repaired`] register such a file as a table, its bytes
-//! repaired under a chosen policy as they are read (utf8guard's
-//! `RepairReader`), so that SQL can query it: with `windows-1252`, a file
-//! that mixes UTF-8 and Windows-1252 lines comes out right.
+//! (apache/datafusion#5204). After [`register_file_formats`], SQL reads
+//! such files with their bytes repaired as they are read, under a policy
+//! named in the table's options (with `windows-1252`, a file that mixes
+//! UTF-8 and Windows-1252 lines comes out right):
+//!
+//! ```sql
+//! CREATE EXTERNAL TABLE people STORED AS CSV LOCATION 'data/people/'
+//! OPTIONS ('format.has_header' 'true', 'utf8guard.repair' 'windows-1252')
+//! ```
+//!
+//! Every other option is DataFusion's, files are split across partitions
+//! as DataFusion's own are, and a scan streams (see [`RepairedFormat`]).
+//! [`register_csv_repaired`] and [`register_ndjson_repaired`] register one
+//! file from Rust.
 //!
 //! # Features
 //!
-//! - `session` (default): [`register`], [`register_csv_repaired`] and
-//!   [`register_ndjson_repaired`], which take a `SessionContext` and so
-//!   need the `datafusion` crate (without its default features).
+//! - `session` (default): [`register`], the file formats
+//!   ([`register_file_formats`], [`RepairedFormat`]),
+//!   [`register_csv_repaired`] and [`register_ndjson_repaired`], which take
+//!   a `SessionContext` and so need the `datafusion` crate (without its
+//!   default features).
 //!   Without it the crate depends on `datafusion-common` and
 //!   `datafusion-expr` only, and [`register_all`] fills any
 //!   `FunctionRegistry` (a `SessionState`, Ballista's function registry).
