@@ -20,7 +20,7 @@ use datafusion::prelude::SessionContext;
 use datafusion_common::{DataFusionError, Result};
 use utf8guard::{RepairReader, Replacement};
 
-use crate::{RepairedCsvFormat, RepairedJsonFormat};
+use crate::{RepairedCsvFormat, RepairedJsonFormat, RepairedListingTable};
 
 /// How many records the schema is inferred from.
 const INFER_RECORDS: usize = 1000;
@@ -110,7 +110,8 @@ fn register(
     let config = ListingTableConfig::new(ListingTableUrl::parse(path)?)
         .with_listing_options(options)
         .with_schema(Arc::new(schema));
-    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
+    let table = RepairedListingTable::try_new(ListingTable::try_new(config)?)?;
+    ctx.register_table(name, Arc::new(table))?;
     Ok(())
 }
 

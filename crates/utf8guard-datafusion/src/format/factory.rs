@@ -24,6 +24,7 @@ use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::json::JsonFormat;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion_common::{plan_err, Result};
+use utf8guard::Replacement;
 
 use super::csv::RepairedCsvFormat;
 use super::json::RepairedJsonFormat;
@@ -70,24 +71,54 @@ impl FileFormatFactory for RepairingFormatFactory {
         };
         let replacement = policy_named(REPAIR_OPTION, &name)?;
         let format = self.inner.create(state, &options)?;
-        // The formats are not `Clone`; their options are.
-        if let Some(csv) = format.downcast_ref::<CsvFormat>() {
-            let csv = CsvFormat::default().with_options(csv.options().clone());
-            return Ok(Arc::new(RepairedCsvFormat::try_new(csv, replacement)?));
-        }
-        if let Some(json) = format.downcast_ref::<JsonFormat>() {
-            let json = JsonFormat::default().with_options(json.options().clone());
-            return Ok(Arc::new(RepairedJsonFormat::try_new(json, replacement)?));
-        }
-        plan_err!(
-            "{REPAIR_OPTION}: the session's {} format is neither DataFusion's CSV nor its JSON",
-            self.inner.get_ext()
-        )
+        repaired_format(format.as_ref(), replacement).unwrap_or_else(|| {
+            plan_err!(
+                "{REPAIR_OPTION}: the session's {} format is neither DataFusion's CSV nor its JSON",
+                self.inner.get_ext()
+            )
+        })
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
         self.inner.default()
     }
+}
+
+/// DataFusion's CSV or JSON `format` read through a repair under
+/// `replacement` (or the error of one whose options a repair cannot
+/// keep); `None` for another format.
+pub(crate) fn repaired_format(
+    format: &dyn FileFormat,
+    replacement: Replacement,
+) -> Option<Result<Arc<dyn FileFormat>>> {
+    // The formats are not `Clone`; their options are.
+    if let Some(csv) = format.downcast_ref::<CsvFormat>() {
+        let csv = CsvFormat::default().with_options(csv.options().clone());
+        let format = RepairedCsvFormat::try_new(csv, replacement);
+        return Some(format.map(|f| Arc::new(f) as Arc<dyn FileFormat>));
+    }
+    if let Some(json) = format.downcast_ref::<JsonFormat>() {
+        let json = JsonFormat::default().with_options(json.options().clone());
+        let format = RepairedJsonFormat::try_new(json, replacement);
+        return Some(format.map(|f| Arc::new(f) as Arc<dyn FileFormat>));
+    }
+    None
+}
+
+/// The format a repairing `format` wraps, and its policy; `None` for a
+/// format that does not repair.
+pub(crate) fn unrepaired_format(
+    format: &dyn FileFormat,
+) -> Option<(Arc<dyn FileFormat>, Replacement)> {
+    if let Some(csv) = format.downcast_ref::<RepairedCsvFormat>() {
+        let inner = CsvFormat::default().with_options(csv.csv().options().clone());
+        return Some((Arc::new(inner), csv.replacement()));
+    }
+    if let Some(json) = format.downcast_ref::<RepairedJsonFormat>() {
+        let inner = JsonFormat::default().with_options(json.json().options().clone());
+        return Some((Arc::new(inner), json.replacement()));
+    }
+    None
 }
 
 impl GetExt for RepairingFormatFactory {

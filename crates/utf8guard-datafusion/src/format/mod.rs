@@ -7,6 +7,7 @@ mod json;
 mod repaired;
 mod source;
 mod stream;
+mod table;
 
 use std::sync::Arc;
 
@@ -15,11 +16,17 @@ use datafusion::datasource::file_format::json::JsonFormatFactory;
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::prelude::SessionContext;
 use datafusion_common::Result;
+use table::RepairingTableFactory;
 
 pub use csv::RepairedCsvFormat;
 pub use factory::{RepairingFormatFactory, REPAIR_OPTION};
 pub use json::RepairedJsonFormat;
 pub use repaired::RepairedFormat;
+pub use table::RepairedListingTable;
+
+pub(crate) use factory::{repaired_format, unrepaired_format};
+pub(crate) use source::{repaired_file_source, unrepaired_file_source};
+pub(crate) use table::with_format;
 
 /// Lets SQL read files through a repair: wraps the session's CSV and JSON
 /// format factories in [`RepairingFormatFactory`]s, after which
@@ -65,10 +72,24 @@ pub fn register_file_formats(ctx: &SessionContext) -> Result<()> {
         ("csv", Arc::new(CsvFormatFactory::new())),
         ("json", Arc::new(JsonFormatFactory::new())),
     ];
+    let wrapped = state
+        .get_file_format_factory("csv")
+        .is_some_and(|factory| factory.is::<RepairingFormatFactory>());
     for (name, default) in defaults {
         let inner = state.get_file_format_factory(name).unwrap_or(default);
         if !inner.is::<RepairingFormatFactory>() {
             state.register_file_format(Arc::new(RepairingFormatFactory::new(inner)), true)?;
+        }
+    }
+    // Every table factory, so that a listing table over a repairing
+    // format is made a `RepairedListingTable`, which a plan sent to a
+    // cluster can carry; other tables are left as they are made. Once:
+    // a table factory cannot be told from its wrapper, the CSV format's
+    // factory can.
+    if !wrapped {
+        for factory in state.table_factories_mut().values_mut() {
+            let inner = Arc::clone(factory);
+            *factory = Arc::new(RepairingTableFactory { inner });
         }
     }
     Ok(())

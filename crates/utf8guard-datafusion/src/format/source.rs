@@ -13,7 +13,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::physical_plan::{
-    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
+    CsvSource, FileOpenFuture, FileOpener, FileScanConfig, FileSource, JsonSource,
 };
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
@@ -170,6 +170,31 @@ impl<S: Repairable> FileSource for RepairedSource<S> {
     ) -> Result<TreeNodeRecursion> {
         self.inner.apply_expressions(f)
     }
+}
+
+/// DataFusion's CSV or JSON file `source` wrapped in the repairing one;
+/// `None` for another source.
+pub(crate) fn repaired_file_source(
+    source: &dyn FileSource,
+    replacement: Replacement,
+) -> Option<Arc<dyn FileSource>> {
+    if let Some(csv) = source.downcast_ref::<CsvSource>() {
+        return Some(Arc::new(RepairedSource::new(csv.clone(), replacement)));
+    }
+    let json = source.downcast_ref::<JsonSource>()?;
+    Some(Arc::new(RepairedSource::new(json.clone(), replacement)))
+}
+
+/// The source a repairing `source` wraps, and its policy; `None` for a
+/// source that does not repair.
+pub(crate) fn unrepaired_file_source(
+    source: &dyn FileSource,
+) -> Option<(Arc<dyn FileSource>, Replacement)> {
+    if let Some(csv) = source.downcast_ref::<RepairedSource<CsvSource>>() {
+        return Some((Arc::new(csv.inner.clone()), csv.replacement));
+    }
+    let json = source.downcast_ref::<RepairedSource<JsonSource>>()?;
+    Some((Arc::new(json.inner.clone()), json.replacement))
 }
 
 /// Opens a file, or a byte range of one, as DataFusion's CSV and JSON
