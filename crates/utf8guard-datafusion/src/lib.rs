@@ -88,9 +88,14 @@
 //!   Without it the crate depends on `datafusion-common` and
 //!   `datafusion-expr` only, and [`register_all`] fills any
 //!   `FunctionRegistry` (a `SessionState`, Ballista's function registry).
+//! - `proto`: the plan codecs that carry the repairing tables and scans to
+//!   a Ballista scheduler and its executors
+//!   ([`RepairedFormatsLogicalCodec`], [`RepairedFormatsPhysicalCodec`]).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "proto")]
+mod codec;
 #[cfg(feature = "session")]
 mod files;
 #[cfg(feature = "session")]
@@ -104,12 +109,14 @@ use datafusion_common::Result;
 use datafusion_expr::registry::FunctionRegistry;
 use datafusion_expr::ScalarUDF;
 
+#[cfg(feature = "proto")]
+pub use codec::{RepairedFormatsLogicalCodec, RepairedFormatsPhysicalCodec};
 #[cfg(feature = "session")]
 pub use files::{register_csv_repaired, register_ndjson_repaired};
 #[cfg(feature = "session")]
 pub use format::{
     register_file_formats, RepairedCsvFormat, RepairedFormat, RepairedJsonFormat,
-    RepairingFormatFactory, REPAIR_OPTION,
+    RepairedListingTable, RepairingFormatFactory, REPAIR_OPTION,
 };
 pub use functions::{
     IsValidUtf8, MakeValidUtf8, Utf8DecodeJvm, Utf8ErrorOffset, Utf8Repair, Utf8Valid,

@@ -1,5 +1,8 @@
 //! What the tests of the repairing formats share.
 
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::path::Path;
 
