@@ -10,12 +10,24 @@
 //! (Ballista's default, plus these functions) and the executor a function
 //! registry (Ballista's default, plus these functions), the two hooks
 //! Ballista provides for custom functions.
+//!
+//! The tables whose files are repaired as they are read (`CREATE EXTERNAL
+//! TABLE ... OPTIONS ('utf8guard.repair' '<policy>')`) travel in the plans
+//! the client sends to the scheduler and the scheduler to its executors:
+//! each of the three gets utf8guard's plan codecs, in front of Ballista's
+//! own ([`logical_codec`], [`physical_codec`]), and the client registers
+//! the formats ([`remote_context`]).
 
 use std::sync::Arc;
 
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use ballista_core::registry::BallistaFunctionRegistry;
-use datafusion::execution::SessionState;
-use datafusion::prelude::SessionConfig;
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use datafusion::execution::{SessionState, SessionStateBuilder};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_proto::logical_plan::LogicalExtensionCodec;
+use datafusion_proto::physical_plan::PhysicalExtensionCodec;
+use utf8guard_datafusion::{RepairedFormatsLogicalCodec, RepairedFormatsPhysicalCodec};
 
 /// The scheduler's session builder: Ballista's default session state, with
 /// utf8guard's functions registered.
@@ -37,6 +49,42 @@ pub fn function_registry() -> Arc<BallistaFunctionRegistry> {
             .insert(function.name().to_string(), function);
     }
     Arc::new(registry)
+}
+
+/// Ballista's logical codec, behind utf8guard's (which carries the
+/// repairing tables), for the client and the scheduler.
+pub fn logical_codec() -> Arc<dyn LogicalExtensionCodec> {
+    Arc::new(RepairedFormatsLogicalCodec::new(Arc::new(
+        BallistaLogicalExtensionCodec::default(),
+    )))
+}
+
+/// Ballista's physical codec, behind utf8guard's (which carries the
+/// repairing scans), for the scheduler and the executors.
+pub fn physical_codec() -> Arc<dyn PhysicalExtensionCodec> {
+    Arc::new(RepairedFormatsPhysicalCodec::new(Arc::new(
+        BallistaPhysicalExtensionCodec::default(),
+    )))
+}
+
+/// A client of the cluster whose scheduler listens at `url`
+/// (`df://host:port`): utf8guard's functions are registered, and so are
+/// the repairing file formats (`CREATE EXTERNAL TABLE` with
+/// `utf8guard.repair`), whose tables the client's codecs can send.
+pub async fn remote_context(url: &str) -> datafusion::common::Result<SessionContext> {
+    let config = SessionConfig::new_with_ballista()
+        .with_ballista_logical_extension_codec(logical_codec())
+        .with_ballista_physical_extension_codec(physical_codec());
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    let ctx = SessionContext::remote_with_state(url, state).await?;
+    // After the context is made: Ballista's client session replaces the
+    // functions of the state it is given with its own.
+    utf8guard_datafusion::register(&ctx);
+    utf8guard_datafusion::register_file_formats(&ctx)?;
+    Ok(ctx)
 }
 
 /// Command-line options: `--name value` pairs, all optional.

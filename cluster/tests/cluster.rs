@@ -1,5 +1,7 @@
 //! One scheduler and two executors on 127.0.0.1, started from this crate's
-//! binaries: queries with utf8guard's functions over Parquet files give
+//! binaries: queries with utf8guard's functions over Parquet files, and
+//! over CSV and NDJSON files of mixed encodings read through a repair
+//! (`CREATE EXTERNAL TABLE ... OPTIONS ('utf8guard.repair' ...)`), give
 //! exactly what the same queries give in one process.
 //!
 //! Every process is started with its standard input a pipe that this test
@@ -15,11 +17,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ballista::prelude::SessionContextExt;
 use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use utf8guard_cluster::remote_context;
 
 /// Everything must be done by then.
 const TIME_LIMIT: Duration = Duration::from_secs(300);
@@ -145,9 +147,67 @@ fn write_parquet(dir: &Path) -> Vec<Option<Vec<u8>>> {
     all
 }
 
+/// A name in UTF-8 and in Windows-1252, and how it reads repaired.
+const NAMES: [(&[u8], &str); 5] = [
+    (b"Jos\xC3\xA9", "José"),
+    (b"Jos\xE9", "José"),
+    (b"M\xFCller", "Müller"),
+    (b"\x80 zone", "€ zone"),
+    (b"plain", "plain"),
+];
+
+/// Three CSV files and three NDJSON files whose lines mix UTF-8 and
+/// Windows-1252; the names each row reads as, by id.
+fn write_mixed(csv: &Path, json: &Path) -> Vec<(i64, &'static str)> {
+    let mut rows = Vec::new();
+    for file in 0..3_i64 {
+        let mut text = b"id,name\n".to_vec();
+        let mut lines = Vec::new();
+        for i in 0..150 {
+            let id = file * 1000 + i;
+            let (bytes, name) = NAMES[(i as usize * 3 + file as usize) % NAMES.len()];
+            text.extend_from_slice(format!("{id},").as_bytes());
+            text.extend_from_slice(bytes);
+            text.push(b'\n');
+            lines.extend_from_slice(format!("{{\"id\":{id},\"name\":\"").as_bytes());
+            lines.extend_from_slice(bytes);
+            lines.extend_from_slice(b"\"}\n");
+            rows.push((id, name));
+        }
+        std::fs::write(csv.join(format!("part-{file}.csv")), text).unwrap();
+        std::fs::write(json.join(format!("part-{file}.json")), lines).unwrap();
+    }
+    rows
+}
+
 async fn query(ctx: &SessionContext, sql: &str) -> String {
     let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
     pretty_format_batches(&batches).unwrap().to_string()
+}
+
+/// What `utf8guard-sql ARGS` prints; fails if it fails or outlasts
+/// `deadline`.
+fn run_sql(args: &[&str], deadline: Instant, cluster: &Cluster) -> String {
+    let mut sql = Command::new(env!("CARGO_BIN_EXE_utf8guard-sql"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while sql.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = sql.kill();
+            panic!("utf8guard-sql did not finish in time\n{}", cluster.logs());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = sql.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -158,6 +218,22 @@ fn a_local_cluster_gives_the_results_of_one_process() {
     let data = dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
     let values = write_parquet(&data);
+    let (csv, json) = (dir.join("csv"), dir.join("json"));
+    std::fs::create_dir_all(&csv).unwrap();
+    std::fs::create_dir_all(&json).unwrap();
+    let rows = write_mixed(&csv, &json);
+    let create = [
+        format!(
+            "CREATE EXTERNAL TABLE people STORED AS CSV LOCATION '{}/' \
+             OPTIONS ('format.has_header' 'true', 'utf8guard.repair' 'windows-1252')",
+            csv.display()
+        ),
+        format!(
+            "CREATE EXTERNAL TABLE events STORED AS JSON LOCATION '{}/' \
+             OPTIONS ('utf8guard.repair' 'cp1252')",
+            json.display()
+        ),
+    ];
 
     let ports = free_ports(5);
     let mut cluster = Cluster {
@@ -207,23 +283,26 @@ fn a_local_cluster_gives_the_results_of_one_process() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let left = deadline.saturating_duration_since(Instant::now());
     let queries = async {
-        // Ballista's client session replaces the state's functions with its
-        // own: the functions are registered into the context it makes.
-        let remote = SessionContext::remote(&format!("df://127.0.0.1:{}", ports[0]))
+        let remote = remote_context(&format!("df://127.0.0.1:{}", ports[0]))
             .await
             .unwrap();
-        utf8guard_datafusion::register(&remote);
         let local = SessionContext::new();
         utf8guard_datafusion::register(&local);
+        utf8guard_datafusion::register_file_formats(&local).unwrap();
         for ctx in [&remote, &local] {
             ctx.register_parquet("t", data.to_str().unwrap(), ParquetReadOptions::default())
                 .await
                 .unwrap();
+            for sql in &create {
+                ctx.sql(sql).await.unwrap();
+            }
         }
         let queries = [
             "SELECT count(*) FROM t WHERE NOT utf8_valid(col)",
             "SELECT id, utf8_repair(col) AS repaired FROM t ORDER BY id",
             "SELECT utf8_error_offset(col) AS at, count(*) AS n FROM t GROUP BY at ORDER BY at",
+            "SELECT id, name FROM people ORDER BY id",
+            "SELECT name, count(*) AS n FROM events GROUP BY name ORDER BY name",
         ];
         let mut results = Vec::new();
         for sql in queries {
@@ -263,35 +342,49 @@ fn a_local_cluster_gives_the_results_of_one_process() {
         lines[5]
     );
 
-    // docs/ARROW.md's client command, on the same cluster.
-    let mut sql = Command::new(env!("CARGO_BIN_EXE_utf8guard-sql"))
-        .args([
-            "--scheduler".to_string(),
-            format!("127.0.0.1:{}", ports[0]),
-            "--parquet".to_string(),
-            format!("t={}", data.display()),
-            "SELECT count(*) AS bad FROM t WHERE NOT utf8_valid(col)".to_string(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    while sql.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = sql.kill();
-            panic!("utf8guard-sql did not finish in time\n{}", cluster.logs());
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    // Every row of the mixed files, repaired as Windows-1252.
+    let lines: Vec<&str> = results[3].lines().collect();
+    assert_eq!(lines.len(), 3 + rows.len() + 1);
+    for (line, (id, name)) in lines[3..].iter().zip(&rows) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(cells[1..3], [id.to_string().as_str(), *name], "{line}");
     }
-    let out = sql.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    for (_, name) in NAMES {
+        let n = rows.iter().filter(|(_, n)| *n == name).count();
+        assert!(
+            results[4].contains(&format!("| {name} ")) && results[4].contains(&format!("| {n} ")),
+            "{name}: {}",
+            results[4]
+        );
+    }
+
+    // docs/ARROW.md's client commands, on the same cluster.
+    let scheduler = format!("127.0.0.1:{}", ports[0]);
+    let out = run_sql(
+        &[
+            "--scheduler",
+            &scheduler,
+            "--parquet",
+            &format!("t={}", data.display()),
+            "SELECT count(*) AS bad FROM t WHERE NOT utf8_valid(col)",
+        ],
+        deadline,
+        &cluster,
+    );
+    assert_eq!(out, "+-----+\n| bad |\n+-----+\n| 299 |\n+-----+\n");
+    let josé = rows.iter().filter(|(_, name)| *name == "José").count();
+    let statements = format!(
+        "{}; SELECT count(*) AS n FROM people WHERE name = 'José'",
+        create[0]
+    );
+    let out = run_sql(
+        &["--scheduler", &scheduler, &statements],
+        deadline,
+        &cluster,
     );
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "+-----+\n| bad |\n+-----+\n| 299 |\n+-----+\n"
+        out,
+        format!("+-----+\n| n   |\n+-----+\n| {josé} |\n+-----+\n")
     );
 
     drop(cluster);

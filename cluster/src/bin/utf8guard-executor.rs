@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
-use utf8guard_cluster::{function_registry, Options};
+use utf8guard_cluster::{function_registry, logical_codec, physical_codec, Options};
 
 const USAGE: &str =
     "usage: utf8guard-executor [--bind-host HOST] [--port PORT] [--grpc-port PORT] \
@@ -47,6 +47,8 @@ async fn main() -> ballista_core::error::Result<()> {
         vcores: options.number("vcores", defaults.vcores),
         work_dir: (!work_dir.is_empty()).then_some(work_dir),
         override_function_registry: Some(function_registry()),
+        override_logical_codec: Some(logical_codec()),
+        override_physical_codec: Some(physical_codec()),
         ..defaults
     };
     eprintln!(

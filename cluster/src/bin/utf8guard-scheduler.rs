@@ -7,7 +7,7 @@ use ballista_core::error::BallistaError;
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
-use utf8guard_cluster::{session_state_with_functions, Options};
+use utf8guard_cluster::{logical_codec, physical_codec, session_state_with_functions, Options};
 
 const USAGE: &str = "usage: utf8guard-scheduler [--bind-host HOST] [--bind-port PORT] \
 [--external-host HOST] [--exit-when-stdin-closes]
@@ -35,6 +35,8 @@ async fn run(options: Options) -> ballista_core::error::Result<()> {
         bind_port: options.number("bind-port", 50050),
         external_host: options.get("external-host", &bind_host),
         override_session_builder: Some(Arc::new(session_state_with_functions)),
+        override_logical_codec: Some(logical_codec()),
+        override_physical_codec: Some(physical_codec()),
         ..Default::default()
     };
     let addr: SocketAddr = format!("{}:{}", config.bind_host, config.bind_port)
