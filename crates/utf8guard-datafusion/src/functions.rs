@@ -314,7 +314,7 @@ fn policy_of_scalar(function: &str, scalar: &ScalarValue) -> Result<Replacement>
 /// The values repaired under `replacement`: `Utf8`, `LargeUtf8` or
 /// `Utf8View` (by the width of the argument), sharing the argument's
 /// buffers when it is all UTF-8.
-fn repair(array: &dyn Array, replacement: Replacement) -> Result<ArrayRef> {
+pub(crate) fn repair(array: &dyn Array, replacement: Replacement) -> Result<ArrayRef> {
     Ok(match array.data_type() {
         DataType::Binary => Arc::new(utf8guard_arrow::binary_to_string_repaired(
             array.as_binary::<i32>(),

@@ -118,9 +118,13 @@ pub use format::{
     register_file_formats, RepairedCsvFormat, RepairedFormat, RepairedJsonFormat,
     RepairedListingTable, RepairingFormatFactory, REPAIR_OPTION,
 };
+#[cfg(feature = "parquet")]
+pub use format::{RepairedParquetFormat, RepairedParquetSource};
 pub use functions::{
     IsValidUtf8, MakeValidUtf8, Utf8DecodeJvm, Utf8ErrorOffset, Utf8Repair, Utf8Valid,
 };
+#[cfg(feature = "parquet")]
+pub use policy::StringHandling;
 
 /// The `utf8_valid` function.
 pub fn utf8_valid() -> Arc<ScalarUDF> {

@@ -2,13 +2,59 @@
 //! formats alike, so that both accept the same names and both refuse an
 //! unknown one with the same list.
 
+#[cfg(feature = "parquet")]
+use std::fmt;
+
 use datafusion_common::{exec_err, Result};
 use utf8guard::Replacement;
+
+#[cfg(feature = "parquet")]
+/// What a repaired Parquet table does with a string value that is not
+/// UTF-8: repair it under a policy, or fail the scan with an error that
+/// says where the value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringHandling {
+    /// Repair the value under the policy.
+    Repair(Replacement),
+    /// Fail: the error names the file, row group, row, column and the
+    /// byte of the value where it stops being UTF-8.
+    Validate,
+}
+
+#[cfg(feature = "parquet")]
+/// The name of [`StringHandling::Validate`] where a policy may be named.
+const VALIDATE: &str = "validate";
+
+#[cfg(feature = "parquet")]
+impl fmt::Display for StringHandling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StringHandling::Repair(replacement) => replacement.fmt(f),
+            StringHandling::Validate => f.write_str(VALIDATE),
+        }
+    }
+}
 
 /// The policy `name` names (any of [`Replacement::from_name`]'s names and
 /// aliases), or an error that says where it was given (`context`) and
 /// lists the policies there are.
 pub(crate) fn policy_named(context: &str, name: &str) -> Result<Replacement> {
+    named(context, name, &[])
+}
+
+#[cfg(feature = "parquet")]
+/// `validate`, or the policy `name` names; an unknown name's error lists
+/// `validate` with the policies.
+pub(crate) fn handling_named(context: &str, name: &str) -> Result<StringHandling> {
+    if name.eq_ignore_ascii_case(VALIDATE) {
+        return Ok(StringHandling::Validate);
+    }
+    named(context, name, &[VALIDATE]).map(StringHandling::Repair)
+}
+
+/// The policy `name` names; an unknown name's error lists `modes` first,
+/// then the policies.
+fn named(context: &str, name: &str, modes: &[&str]) -> Result<Replacement> {
     match Replacement::from_name(name) {
         Some(policy) => Ok(policy),
         // The escape policy is utf8guard's too, but its output is WTF-8,
@@ -21,7 +67,8 @@ pub(crate) fn policy_named(context: &str, name: &str) -> Result<Replacement> {
             )
         }
         None => {
-            let known: Vec<&str> = Replacement::ALL.iter().map(|r| r.name()).collect();
+            let policies = Replacement::ALL.iter().map(|r| r.name());
+            let known: Vec<&str> = modes.iter().copied().chain(policies).collect();
             exec_err!(
                 "{context}: unknown repair policy '{name}'; known: {}",
                 known.join(", ")

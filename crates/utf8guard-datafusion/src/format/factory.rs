@@ -1,6 +1,6 @@
 //! `CREATE EXTERNAL TABLE ... STORED AS CSV OPTIONS ('utf8guard.repair'
-//! '<policy>')` (and `STORED AS JSON`): the session's format factories,
-//! wrapped.
+//! '<policy>')` (and `STORED AS JSON`, `STORED AS PARQUET`): the
+//! session's format factories, wrapped.
 //!
 //! DataFusion's `ListingTableFactory` hands every key of `OPTIONS` to the
 //! `FileFormatFactory` registered for the `STORED AS` name, and
@@ -22,12 +22,18 @@ use datafusion::catalog::Session;
 use datafusion::common::GetExt;
 use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::json::JsonFormat;
+#[cfg(feature = "parquet")]
+use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion_common::{plan_err, Result};
 use utf8guard::Replacement;
 
 use super::csv::RepairedCsvFormat;
 use super::json::RepairedJsonFormat;
+#[cfg(feature = "parquet")]
+use super::parquet::RepairedParquetFormat;
+#[cfg(feature = "parquet")]
+use crate::policy::handling_named;
 use crate::policy::policy_named;
 
 /// The key of `CREATE EXTERNAL TABLE`'s `OPTIONS` that names the repair
@@ -35,17 +41,17 @@ use crate::policy::policy_named;
 /// has run.
 pub const REPAIR_OPTION: &str = "utf8guard.repair";
 
-/// A CSV or JSON [`FileFormatFactory`] (DataFusion's, or whichever the
+/// A CSV, JSON or Parquet [`FileFormatFactory`] (DataFusion's, or whichever the
 /// session had) whose tables are read through a repair when their options
-/// name a policy under [`REPAIR_OPTION`], and are the wrapped factory's
-/// otherwise.
+/// name a policy under [`REPAIR_OPTION`] (for Parquet, a policy or
+/// `validate`), and are the wrapped factory's otherwise.
 pub struct RepairingFormatFactory {
     inner: Arc<dyn FileFormatFactory>,
 }
 
 impl RepairingFormatFactory {
-    /// Wraps `inner`, a factory whose formats are `CsvFormat`s or
-    /// `JsonFormat`s.
+    /// Wraps `inner`, a factory whose formats are `CsvFormat`s,
+    /// `JsonFormat`s or `ParquetFormat`s.
     pub fn new(inner: Arc<dyn FileFormatFactory>) -> RepairingFormatFactory {
         RepairingFormatFactory { inner }
     }
@@ -69,11 +75,17 @@ impl FileFormatFactory for RepairingFormatFactory {
         let Some(name) = options.remove(REPAIR_OPTION) else {
             return self.inner.create(state, &options);
         };
-        let replacement = policy_named(REPAIR_OPTION, &name)?;
         let format = self.inner.create(state, &options)?;
+        #[cfg(feature = "parquet")]
+        if let Some(parquet) = format.downcast_ref::<ParquetFormat>() {
+            let strings = handling_named(REPAIR_OPTION, &name)?;
+            let parquet = ParquetFormat::default().with_options(parquet.options().clone());
+            return Ok(Arc::new(RepairedParquetFormat::new(parquet, strings)));
+        }
+        let replacement = policy_named(REPAIR_OPTION, &name)?;
         repaired_format(format.as_ref(), replacement).unwrap_or_else(|| {
             plan_err!(
-                "{REPAIR_OPTION}: the session's {} format is neither DataFusion's CSV nor its JSON",
+                "{REPAIR_OPTION}: the session's {} format is none of DataFusion's CSV, JSON and Parquet",
                 self.inner.get_ext()
             )
         })

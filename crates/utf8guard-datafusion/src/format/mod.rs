@@ -4,6 +4,8 @@
 mod csv;
 mod factory;
 mod json;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod repaired;
 mod source;
 mod stream;
@@ -13,6 +15,8 @@ use std::sync::Arc;
 
 use datafusion::datasource::file_format::csv::CsvFormatFactory;
 use datafusion::datasource::file_format::json::JsonFormatFactory;
+#[cfg(feature = "parquet")]
+use datafusion::datasource::file_format::parquet::ParquetFormatFactory;
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::prelude::SessionContext;
 use datafusion_common::Result;
@@ -21,6 +25,8 @@ use table::RepairingTableFactory;
 pub use csv::RepairedCsvFormat;
 pub use factory::{RepairingFormatFactory, REPAIR_OPTION};
 pub use json::RepairedJsonFormat;
+#[cfg(feature = "parquet")]
+pub use parquet::{RepairedParquetFormat, RepairedParquetSource};
 pub use repaired::RepairedFormat;
 pub use table::RepairedListingTable;
 
@@ -28,8 +34,9 @@ pub(crate) use factory::{repaired_format, unrepaired_format};
 pub(crate) use source::{repaired_file_source, unrepaired_file_source};
 pub(crate) use table::with_format;
 
-/// Lets SQL read files through a repair: wraps the session's CSV and JSON
-/// format factories in [`RepairingFormatFactory`]s, after which
+/// Lets SQL read files through a repair: wraps the session's CSV, JSON
+/// and Parquet format factories in [`RepairingFormatFactory`]s, after
+/// which
 ///
 /// ```sql
 /// CREATE EXTERNAL TABLE t STORED AS CSV LOCATION 'data/'
@@ -39,8 +46,10 @@ pub(crate) use table::with_format;
 /// reads every file of `data/` with its bytes repaired under the policy
 /// named (any name or alias `utf8guard::Replacement::from_name` reads;
 /// another is an error of the `CREATE`); `STORED AS JSON` (newline-
-/// delimited) takes the same option. Without `utf8guard.repair` a table is
-/// DataFusion's own. Running it twice changes nothing.
+/// delimited) takes the same option. `STORED AS PARQUET` takes a policy
+/// or `validate` (see [`RepairedParquetFormat`]): its string columns
+/// are read as bytes and repaired, or checked. Without `utf8guard.repair`
+/// a table is DataFusion's own. Running it twice changes nothing.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -68,9 +77,11 @@ pub(crate) use table::with_format;
 pub fn register_file_formats(ctx: &SessionContext) -> Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
-    let defaults: [(&str, Arc<dyn FileFormatFactory>); 2] = [
+    let defaults: Vec<(&str, Arc<dyn FileFormatFactory>)> = vec![
         ("csv", Arc::new(CsvFormatFactory::new())),
         ("json", Arc::new(JsonFormatFactory::new())),
+        #[cfg(feature = "parquet")]
+        ("parquet", Arc::new(ParquetFormatFactory::new())),
     ];
     let wrapped = state
         .get_file_format_factory("csv")

@@ -76,14 +76,37 @@ impl<S: Repairable> RepairedSource<S> {
             batch_size: None,
         }
     }
+}
 
-    fn split_projection(&self) -> SplitProjection {
-        let schema = self.inner.table_schema();
-        match self.inner.projection() {
-            Some(projection) => SplitProjection::new(schema.file_schema(), projection),
-            None => SplitProjection::unprojected(schema),
-        }
+/// The columns a source reads from its files, and the projection done
+/// over them.
+pub(crate) fn split_projection(source: &dyn FileSource) -> SplitProjection {
+    let schema = source.table_schema();
+    match source.projection() {
+        Some(projection) => SplitProjection::new(schema.file_schema(), projection),
+        None => SplitProjection::unprojected(schema),
     }
+}
+
+/// The batch size a plan set on a source, or the error of a scan opened
+/// before.
+pub(crate) fn batch_size_set(batch_size: Option<usize>) -> Result<usize> {
+    batch_size
+        .ok_or_else(|| internal_datafusion_err!("a scan opened before its batch size was set"))
+}
+
+/// `inner` with `projection` pushed into it, if it takes it.
+pub(crate) fn projected<S: FileSource + Clone>(
+    inner: &S,
+    projection: &ProjectionExprs,
+) -> Result<Option<S>> {
+    let Some(inner) = inner.try_pushdown_projection(projection)? else {
+        return Ok(None);
+    };
+    let inner = inner
+        .downcast_ref::<S>()
+        .ok_or_else(|| internal_datafusion_err!("a projection changed the source's type"))?;
+    Ok(Some(inner.clone()))
 }
 
 impl<S: Repairable> FileSource for RepairedSource<S> {
@@ -93,10 +116,8 @@ impl<S: Repairable> FileSource for RepairedSource<S> {
         base_config: &FileScanConfig,
         partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
-        let batch_size = self.batch_size.ok_or_else(|| {
-            internal_datafusion_err!("a scan opened before its batch size was set")
-        })?;
-        let projection = self.split_projection();
+        let batch_size = batch_size_set(self.batch_size)?;
+        let projection = split_projection(&self.inner);
         let reading = self
             .inner
             .reading(batch_size, projection.file_indices.clone())?;
@@ -129,13 +150,9 @@ impl<S: Repairable> FileSource for RepairedSource<S> {
         &self,
         projection: &ProjectionExprs,
     ) -> Result<Option<Arc<dyn FileSource>>> {
-        let Some(inner) = self.inner.try_pushdown_projection(projection)? else {
+        let Some(inner) = projected(&self.inner, projection)? else {
             return Ok(None);
         };
-        let inner = inner
-            .downcast_ref::<S>()
-            .ok_or_else(|| internal_datafusion_err!("a projection changed the source's type"))?
-            .clone();
         Ok(Some(Arc::new(RepairedSource {
             inner,
             ..self.clone()
