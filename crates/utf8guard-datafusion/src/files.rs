@@ -1,7 +1,8 @@
 //! Tables over CSV and NDJSON files whose bytes are not all UTF-8: the
 //! bytes go through utf8guard's repair on their way into Arrow's readers,
 //! which refuse invalid UTF-8 (apache/datafusion#5204), so SQL sees the
-//! file repaired under a chosen policy.
+//! file repaired under a chosen policy. Parquet files whose string
+//! columns are not all UTF-8, likewise, column by column.
 
 use std::fs::File;
 use std::path::Path;
@@ -92,6 +93,53 @@ pub fn register_ndjson_repaired(
             .map_err(DataFusionError::from)?;
     let format = RepairedJsonFormat::try_new(JsonFormat::default(), replacement)?;
     register(ctx, name, path, Arc::new(format), schema)
+}
+
+/// Registers as table `name` the Parquet files at `path` (a file, a
+/// folder of `*.parquet` files or a glob), their string columns read as
+/// bytes and repaired or checked as `strings` says (see
+/// [`RepairedParquetFormat`](crate::RepairedParquetFormat)); the session's
+/// Parquet options apply, and the schema is read from the files' footers.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use datafusion::prelude::SessionContext;
+/// use utf8guard::Replacement;
+/// use utf8guard_datafusion::StringHandling;
+///
+/// let ctx = SessionContext::new();
+/// let dir = std::env::temp_dir().join(format!("utf8guard-parquet-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("people.parquet");
+/// ctx.sql("SELECT 'José' AS name").await?.write_parquet(
+///     path.to_str().unwrap(),
+///     Default::default(),
+///     None,
+/// ).await?;
+/// let strings = StringHandling::Repair(Replacement::Windows1252);
+/// utf8guard_datafusion::register_parquet_repaired(&ctx, "people", path.to_str().unwrap(), strings).await?;
+/// let rows = ctx.sql("SELECT count(*) FROM people WHERE name = 'José'").await?.collect().await?;
+/// let count = datafusion::arrow::util::pretty::pretty_format_batches(&rows)?.to_string();
+/// assert!(count.contains("| 1 "));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[cfg(feature = "parquet")]
+pub async fn register_parquet_repaired(
+    ctx: &SessionContext,
+    name: &str,
+    path: &str,
+    strings: crate::StringHandling,
+) -> Result<()> {
+    use datafusion::datasource::file_format::parquet::ParquetFormat;
+
+    let options = ctx.state().table_options().parquet.clone();
+    let format =
+        crate::RepairedParquetFormat::new(ParquetFormat::default().with_options(options), strings);
+    let options = ListingOptions::new(Arc::new(format)).with_file_extension(".parquet");
+    ctx.register_listing_table(name, path, options, None, None)
+        .await
 }
 
 /// Registers as table `name` a listing table of the one file at `path`.

@@ -78,6 +78,16 @@
 //! [`register_csv_repaired`] and [`register_ndjson_repaired`] register one
 //! file from Rust.
 //!
+//! Parquet `STRING` columns whose bytes are not UTF-8, which Arrow's reader
+//! refuses, take the same option: a policy, or `validate`, whose error
+//! names the file, row group, row, column and byte (see
+//! [`RepairedParquetFormat`]; [`register_parquet_repaired`] from Rust):
+//!
+//! ```sql
+//! CREATE EXTERNAL TABLE events STORED AS PARQUET LOCATION 'data/events/'
+//! OPTIONS ('utf8guard.repair' 'validate')
+//! ```
+//!
 //! # Features
 //!
 //! - `session` (default): [`register`], the file formats
@@ -91,6 +101,9 @@
 //! - `proto`: the plan codecs that carry the repairing tables and scans to
 //!   a Ballista scheduler and its executors
 //!   ([`RepairedFormatsLogicalCodec`], [`RepairedFormatsPhysicalCodec`]).
+//! - `parquet` (default, implies `session`): the Parquet format
+//!   ([`RepairedParquetFormat`], `STORED AS PARQUET` with the option),
+//!   through DataFusion's `parquet` feature.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -111,6 +124,8 @@ use datafusion_expr::ScalarUDF;
 
 #[cfg(feature = "proto")]
 pub use codec::{RepairedFormatsLogicalCodec, RepairedFormatsPhysicalCodec};
+#[cfg(feature = "parquet")]
+pub use files::register_parquet_repaired;
 #[cfg(feature = "session")]
 pub use files::{register_csv_repaired, register_ndjson_repaired};
 #[cfg(feature = "session")]

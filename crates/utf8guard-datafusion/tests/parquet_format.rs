@@ -17,6 +17,7 @@ use datafusion::parquet::file::writer::SerializedFileWriter;
 use datafusion::parquet::schema::parser::parse_message_type;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use utf8guard::Replacement;
+use utf8guard_datafusion::StringHandling;
 
 /// A row of the file with bad strings: `(id, name)`.
 type Row = (i64, Option<&'static [u8]>);
@@ -447,4 +448,23 @@ async fn byte_ranges_read_each_row_group_once() {
     let batches = query(&ctx, "SELECT id FROM t").await.unwrap();
     assert!(batches.iter().all(|b| b.num_rows() <= 2));
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 8);
+}
+
+#[tokio::test]
+async fn a_table_registered_from_rust_reads_as_the_sql_one() {
+    let file = BadFile::new();
+    let ctx = session(1);
+    file.table(&ctx, "from_sql", Some("latin-1")).await;
+    let strings = StringHandling::Repair(Replacement::Latin1);
+    utf8guard_datafusion::register_parquet_repaired(&ctx, "from_rust", &file.location(), strings)
+        .await
+        .unwrap();
+    let sql = query(&ctx, "SELECT * FROM from_sql ORDER BY id")
+        .await
+        .unwrap();
+    let rust = query(&ctx, "SELECT * FROM from_rust ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(id_names(&rust), id_names(&sql));
+    assert_eq!(id_names(&rust)[4], (5, Some("José".to_owned())));
 }
