@@ -444,6 +444,21 @@ async fn byte_ranges_read_each_row_group_once() {
     let batches = query(&ctx, sql).await.unwrap();
     let ids: Vec<i64> = id_names(&batches).into_iter().map(|(id, _)| id).collect();
     assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8]);
+    // Without statistics a count reads the row groups with no column.
+    query(&ctx, "SET datafusion.execution.collect_statistics = false")
+        .await
+        .unwrap();
+    file.table(&ctx, "unknown", Some("replace")).await;
+    let count = query(&ctx, "SELECT count(*) AS n FROM unknown")
+        .await
+        .unwrap();
+    assert_eq!(count[0].column(0).as_primitive::<Int64Type>().value(0), 8);
+    let plan = pretty(
+        &query(&ctx, "EXPLAIN SELECT count(*) FROM unknown")
+            .await
+            .unwrap(),
+    );
+    assert!(plan.contains("DataSourceExec"), "{plan}");
     // The batch size is honoured: no batch of the scan holds more rows.
     let batches = query(&ctx, "SELECT id FROM t").await.unwrap();
     assert!(batches.iter().all(|b| b.num_rows() <= 2));
