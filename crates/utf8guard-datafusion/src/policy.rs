@@ -26,6 +26,29 @@ pub enum StringHandling {
 const VALIDATE: &str = "validate";
 
 #[cfg(feature = "parquet")]
+impl StringHandling {
+    /// `validate`, or a policy by any name [`Replacement::from_name`]
+    /// reads; the inverse of `Display`.
+    ///
+    /// ```
+    /// use utf8guard::Replacement;
+    /// use utf8guard_datafusion::StringHandling;
+    ///
+    /// let repair = StringHandling::Repair(Replacement::Windows1252);
+    /// assert_eq!(StringHandling::from_name(&repair.to_string()), Some(repair));
+    /// assert_eq!(StringHandling::from_name("Validate"), Some(StringHandling::Validate));
+    /// assert_eq!(StringHandling::from_name("cp1252"), Some(repair));
+    /// assert_eq!(StringHandling::from_name("check"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<StringHandling> {
+        if name.eq_ignore_ascii_case(VALIDATE) {
+            return Some(StringHandling::Validate);
+        }
+        Replacement::from_name(name).map(StringHandling::Repair)
+    }
+}
+
+#[cfg(feature = "parquet")]
 impl fmt::Display for StringHandling {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -46,10 +69,10 @@ pub(crate) fn policy_named(context: &str, name: &str) -> Result<Replacement> {
 /// `validate`, or the policy `name` names; an unknown name's error lists
 /// `validate` with the policies.
 pub(crate) fn handling_named(context: &str, name: &str) -> Result<StringHandling> {
-    if name.eq_ignore_ascii_case(VALIDATE) {
-        return Ok(StringHandling::Validate);
+    match StringHandling::from_name(name) {
+        Some(handling) => Ok(handling),
+        None => named(context, name, &[VALIDATE]).map(StringHandling::Repair),
     }
-    named(context, name, &[VALIDATE]).map(StringHandling::Repair)
 }
 
 /// The policy `name` names; an unknown name's error lists `modes` first,
