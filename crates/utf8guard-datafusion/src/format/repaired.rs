@@ -140,17 +140,10 @@ impl<F: Wrapped> FileFormat for RepairedFormat<F> {
             .downcast_ref::<RepairedSource<F::Source>>()
             .ok_or_else(|| internal_datafusion_err!("a repaired scan needs its own source"))?;
         let inner: Arc<dyn FileSource> = Arc::new(source.inner.clone());
-        let conf = FileScanConfigBuilder::from(conf).with_source(inner).build();
-        let plan = self.inner.create_physical_plan(state, conf).await?;
-        let conf = plan
-            .downcast_ref::<DataSourceExec>()
-            .and_then(|exec| exec.data_source().downcast_ref::<FileScanConfig>())
-            .ok_or_else(|| internal_datafusion_err!("a format planned no file scan"))?;
-        let source = repaired_source::<F>(Arc::clone(&conf.file_source), self.replacement)?;
-        let conf = FileScanConfigBuilder::from(conf.clone())
-            .with_source(source)
-            .build();
-        Ok(DataSourceExec::from_data_source(conf))
+        plan_wrapped(&self.inner, state, conf, inner, |planned| {
+            repaired_source::<F>(planned, self.replacement)
+        })
+        .await
     }
 
     /// Writing is the format's: what is written is UTF-8 already.
@@ -170,6 +163,29 @@ impl<F: Wrapped> FileFormat for RepairedFormat<F> {
         repaired_source::<F>(self.inner.file_source(table_schema), self.replacement)
             .expect("a format's source is its own")
     }
+}
+
+/// The plan `format` makes of the scan `conf` over its own source
+/// (`inner`), with the source it planned then wrapped by `wrap`: the
+/// format's planning (the session's defaults, its reader factory) is kept.
+pub(crate) async fn plan_wrapped(
+    format: &dyn FileFormat,
+    state: &dyn Session,
+    conf: FileScanConfig,
+    inner: Arc<dyn FileSource>,
+    wrap: impl FnOnce(Arc<dyn FileSource>) -> Result<Arc<dyn FileSource>>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let conf = FileScanConfigBuilder::from(conf).with_source(inner).build();
+    let plan = format.create_physical_plan(state, conf).await?;
+    let conf = plan
+        .downcast_ref::<DataSourceExec>()
+        .and_then(|exec| exec.data_source().downcast_ref::<FileScanConfig>())
+        .ok_or_else(|| internal_datafusion_err!("a format planned no file scan"))?;
+    let source = wrap(Arc::clone(&conf.file_source))?;
+    let conf = FileScanConfigBuilder::from(conf.clone())
+        .with_source(source)
+        .build();
+    Ok(DataSourceExec::from_data_source(conf))
 }
 
 /// `F`'s own source, wrapped in the repairing one.

@@ -21,15 +21,15 @@ use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::physical_plan::{
     FileScanConfig, FileSinkConfig, FileSource, ParquetSource,
 };
-use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_expr_common::sort_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion_common::Result;
+use datafusion_common::{internal_datafusion_err, Result};
 
 pub use source::RepairedParquetSource;
 
+use super::repaired::plan_wrapped;
 use crate::policy::StringHandling;
 
 /// DataFusion's Parquet format with its string columns read as bytes and
@@ -131,12 +131,27 @@ impl FileFormat for RepairedParquetFormat {
         Ok(statistics)
     }
 
+    /// `ParquetFormat`'s plan (its options, its caching reader factory,
+    /// which keeps each file's footer across scans), over the source
+    /// wrapped again.
     async fn create_physical_plan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         conf: FileScanConfig,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(DataSourceExec::from_data_source(conf))
+        let source = conf
+            .file_source
+            .downcast_ref::<RepairedParquetSource>()
+            .ok_or_else(|| internal_datafusion_err!("a repaired scan needs its own source"))?
+            .clone();
+        let inner: Arc<dyn FileSource> = Arc::new(source.parquet().clone());
+        plan_wrapped(&self.inner, state, conf, inner, |planned| {
+            let parquet = planned
+                .downcast_ref::<ParquetSource>()
+                .ok_or_else(|| internal_datafusion_err!("a Parquet plan without its source"))?;
+            Ok(Arc::new(source.with_parquet(parquet.clone())))
+        })
+        .await
     }
 
     /// Writing is `ParquetFormat`'s: what is written is UTF-8 already.

@@ -54,6 +54,14 @@ impl RepairedParquetSource {
         self.strings
     }
 
+    /// The same source over `inner` (the one DataFusion's plan made).
+    pub(crate) fn with_parquet(&self, inner: ParquetSource) -> RepairedParquetSource {
+        RepairedParquetSource {
+            inner,
+            ..self.clone()
+        }
+    }
+
     /// The batch size set by the plan, if it was set yet.
     pub fn batch_size(&self) -> Option<usize> {
         self.batch_size
@@ -117,10 +125,7 @@ impl FileSource for RepairedParquetSource {
         if inner.table_schema().table_schema() != self.inner.table_schema().table_schema() {
             return Ok(None);
         }
-        Ok(Some(Arc::new(RepairedParquetSource {
-            inner,
-            ..self.clone()
-        })))
+        Ok(Some(Arc::new(self.with_parquet(inner))))
     }
 
     fn metrics(&self) -> &ExecutionPlanMetricsSet {
