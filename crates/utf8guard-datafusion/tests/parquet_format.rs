@@ -42,16 +42,16 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// Writes [`GROUPS`] as a Parquet file: `id` (required INT64) and `name`
+/// Writes `groups` as a Parquet file: `id` (required INT64) and `name`
 /// (optional BYTE_ARRAY annotated STRING), a row group each.
-fn write_bad_strings(path: &Path) {
+fn write_bad_strings(path: &Path, groups: &[&[Row]]) {
     let schema =
         parse_message_type("message people { required int64 id; optional binary name (STRING); }")
             .unwrap();
     let properties = Arc::new(WriterProperties::builder().build());
     let file = File::create(path).unwrap();
     let mut writer = SerializedFileWriter::new(file, Arc::new(schema), properties).unwrap();
-    for group in GROUPS {
+    for group in groups {
         let mut row_group = writer.next_row_group().unwrap();
         let ids: Vec<i64> = group.iter().map(|(id, _)| *id).collect();
         let mut column = row_group.next_column().unwrap().unwrap();
@@ -187,7 +187,7 @@ impl BadFile {
     fn new() -> BadFile {
         let dir = dir();
         let path = dir.path().join("people.parquet");
-        write_bad_strings(&path);
+        write_bad_strings(&path, GROUPS);
         BadFile { _dir: dir, path }
     }
 
@@ -367,7 +367,7 @@ async fn an_unknown_policy_is_refused_with_the_names() {
 #[tokio::test]
 async fn folders_globs_partitions_projection_filters_and_counts() {
     let dir = dir();
-    write_bad_strings(&dir.path().join("a.parquet"));
+    write_bad_strings(&dir.path().join("a.parquet"), GROUPS);
     write_valid_strings(
         &dir.path().join("b.parquet"),
         &[10, 11, 12],
@@ -482,4 +482,38 @@ async fn a_table_registered_from_rust_reads_as_the_sql_one() {
         .unwrap();
     assert_eq!(id_names(&rust), id_names(&sql));
     assert_eq!(id_names(&rust)[4], (5, Some("José".to_owned())));
+}
+
+#[tokio::test]
+async fn validate_counts_rows_from_the_file_start_in_any_byte_range() {
+    let dir = dir();
+    let path = dir.path().join("one_bad.parquet");
+    let groups: &[&[Row]] = &[
+        &[(1, Some(b"a")), (2, Some(b"b"))],
+        &[(3, None), (4, Some(b"c")), (5, Some(b"d"))],
+        &[(6, Some(b"e")), (7, Some(b"ok \xC0\xAF"))],
+    ];
+    write_bad_strings(&path, groups);
+    let at = location(&path);
+    for partitions in [1, 2, 3] {
+        let ctx = session_with_batches(partitions, 2);
+        create(&ctx, "v", &at, Some("validate")).await.unwrap();
+        let sql = "SELECT * FROM v WHERE id > 0";
+        let plan = pretty(&query(&ctx, &format!("EXPLAIN {sql}")).await.unwrap());
+        let groups = match partitions {
+            1 => "1 group:".to_owned(),
+            n => format!("{n} groups:"),
+        };
+        assert!(plan.contains(&groups), "{plan}");
+        let error = query(&ctx, sql).await.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "Execution error: Parquet file {}, row group 2, row 6 (row 1 of the row group), \
+                 column name: invalid UTF-8 at byte 3 of the value (byte that never appears in UTF-8)",
+                at.trim_start_matches('/')
+            ),
+            "{partitions}"
+        );
+    }
 }
