@@ -517,3 +517,33 @@ async fn validate_counts_rows_from_the_file_start_in_any_byte_range() {
         );
     }
 }
+
+#[tokio::test]
+async fn nested_strings_read_as_datafusion_reads_them() {
+    use datafusion::arrow::array::{ListBuilder, StringBuilder};
+    let dir = dir();
+    let path = dir.path().join("nested.parquet");
+    let mut tags = ListBuilder::new(StringBuilder::new());
+    tags.append_value([Some("a"), Some("José")]);
+    tags.append_null();
+    tags.append_value([None, Some("€")]);
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+        ("tags", Arc::new(tags.finish()) as ArrayRef),
+    ])
+    .unwrap();
+    let mut writer =
+        ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let ctx = session(1);
+    let at = location(&path);
+    create(&ctx, "own", &at, None).await.unwrap();
+    create(&ctx, "ours", &at, Some("windows-1252"))
+        .await
+        .unwrap();
+    let own = query(&ctx, "SELECT * FROM own ORDER BY id").await.unwrap();
+    let ours = query(&ctx, "SELECT * FROM ours ORDER BY id").await.unwrap();
+    assert_eq!(ours[0].schema(), own[0].schema());
+    assert_eq!(pretty(&ours), pretty(&own));
+}
