@@ -3,10 +3,16 @@
 // Each test binary that includes this module uses a part of it.
 #![allow(dead_code)]
 
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::parquet::data_type::{ByteArray, ByteArrayType, Int64Type as ParquetInt64};
+use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::file::writer::SerializedFileWriter;
+use datafusion::parquet::schema::parser::parse_message_type;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use utf8guard::Replacement;
 
@@ -64,4 +70,41 @@ pub async fn reference(
     let reference = answer(&ctx, sql).await;
     std::fs::remove_file(clean).unwrap();
     reference
+}
+
+/// A row of the file with bad strings: `(id, name)`.
+pub type Row = (i64, Option<&'static [u8]>);
+
+/// Writes `groups` as a Parquet file: `id` (required INT64) and `name`
+/// (optional BYTE_ARRAY annotated STRING), a row group each.
+pub fn write_bad_strings(path: &Path, groups: &[&[Row]]) {
+    let schema =
+        parse_message_type("message people { required int64 id; optional binary name (STRING); }")
+            .unwrap();
+    let properties = Arc::new(WriterProperties::builder().build());
+    let file = File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, Arc::new(schema), properties).unwrap();
+    for group in groups {
+        let mut row_group = writer.next_row_group().unwrap();
+        let ids: Vec<i64> = group.iter().map(|(id, _)| *id).collect();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<ParquetInt64>()
+            .write_batch(&ids, None, None)
+            .unwrap();
+        column.close().unwrap();
+        let names: Vec<ByteArray> = group
+            .iter()
+            .filter_map(|(_, name)| name.map(|n| ByteArray::from(n.to_vec())))
+            .collect();
+        let present: Vec<i16> = group.iter().map(|(_, n)| i16::from(n.is_some())).collect();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&names, Some(&present), None)
+            .unwrap();
+        column.close().unwrap();
+        row_group.close().unwrap();
+    }
+    writer.close().unwrap();
 }
