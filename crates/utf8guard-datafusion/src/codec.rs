@@ -5,8 +5,8 @@
 //! datafusion-proto writes DataFusion's own listing tables and file scans
 //! and hands anything else to an extension codec. Ours writes a repairing
 //! table or scan as the same table or scan over DataFusion's own format or
-//! source, which datafusion-proto knows, after a marker and the policy's
-//! name; reading it back wraps the format or source again. Everything not
+//! source, which datafusion-proto knows, after a marker and the name of
+//! the repair; reading it back wraps the format or source again. Everything not
 //! ours goes to the codec wrapped (Ballista's, on a cluster), so these
 //! codecs sit in front of it.
 
@@ -36,7 +36,6 @@ use datafusion_proto::bytes::{
 };
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
-use utf8guard::Replacement;
 
 use crate::format::{
     repaired_file_source, repaired_format, unrepaired_file_source, unrepaired_format, with_format,
@@ -48,7 +47,8 @@ use crate::format::{
 /// writes is mistaken for ours.
 const MARKER: &[u8] = b"\0utf8guard.repaired\0";
 
-/// The marker, then each of `fields` (short names, none with a newline)
+/// The marker, then each of `fields` (short names, none with a newline:
+/// how the bytes are repaired, as `repaired_format` reads it, and so on)
 /// and a newline, then `plan`.
 fn frame(fields: &[&str], plan: &[u8], buf: &mut Vec<u8>) {
     buf.extend_from_slice(MARKER);
@@ -72,12 +72,6 @@ fn unframe<const N: usize>(buf: &[u8]) -> Option<Result<([String; N], &[u8])>> {
         rest = &rest[end + 1..];
     }
     Some(Ok((fields, rest)))
-}
-
-/// The policy `name` names, as [`frame`] wrote it.
-fn policy(name: &str) -> Result<Replacement> {
-    Replacement::from_name(name)
-        .ok_or_else(|| internal_datafusion_err!("a repaired plan under an unknown policy '{name}'"))
 }
 
 /// The methods for functions (scalar, higher-order, aggregate, window),
@@ -163,13 +157,13 @@ impl LogicalExtensionCodec for RepairedFormatsLogicalCodec {
         // The same table over DataFusion's own format, as a scan, which
         // datafusion-proto writes whole (paths, options, schema).
         let listing = table.listing_table();
-        let (format, replacement) = unrepaired_format(listing.options().format.as_ref())
+        let (format, repair) = unrepaired_format(listing.options().format.as_ref())
             .ok_or_else(|| internal_datafusion_err!("a repaired table without its format"))?;
         let plain = Arc::new(with_format(listing, format)?);
         let scan = LogicalPlanBuilder::scan(table_ref.clone(), provider_as_source(plain), None)?
             .build()?;
         let plan = logical_plan_to_bytes_with_extension_codec(&scan, self)?;
-        frame(&[replacement.name()], &plan, buf);
+        frame(&[&repair], &plan, buf);
         Ok(())
     }
 
@@ -185,8 +179,7 @@ impl LogicalExtensionCodec for RepairedFormatsLogicalCodec {
                 .inner
                 .try_decode_table_provider(buf, table_ref, schema, ctx);
         };
-        let ([name], plan) = framed?;
-        let replacement = policy(&name)?;
+        let ([repair], plan) = framed?;
         let LogicalPlan::TableScan(scan) =
             logical_plan_from_bytes_with_extension_codec(plan, ctx, self)?
         else {
@@ -196,7 +189,7 @@ impl LogicalExtensionCodec for RepairedFormatsLogicalCodec {
         let listing = provider
             .downcast_ref::<ListingTable>()
             .ok_or_else(|| internal_datafusion_err!("a repaired table's scan is not a listing"))?;
-        let format = repaired_format(listing.options().format.as_ref(), replacement)
+        let format = repaired_format(listing.options().format.as_ref(), &repair)
             .ok_or_else(|| internal_datafusion_err!("a repaired table over another format"))??;
         Ok(Arc::new(RepairedListingTable::try_new(with_format(
             listing, format,
@@ -273,10 +266,10 @@ impl PhysicalExtensionCodec for RepairedFormatsPhysicalCodec {
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
         let unrepaired = file_scan(node.as_ref()).and_then(|scan| {
-            let (source, replacement) = unrepaired_file_source(scan.file_source.as_ref())?;
-            Some((scan, source, replacement))
+            let (source, repair) = unrepaired_file_source(scan.file_source.as_ref())?;
+            Some((scan, source, repair))
         });
-        let Some((scan, source, replacement)) = unrepaired else {
+        let Some((scan, source, repair)) = unrepaired else {
             return self.inner.try_encode(node, buf, proto_converter);
         };
         // The same scan over DataFusion's own source. DataFusion's form
@@ -292,7 +285,7 @@ impl PhysicalExtensionCodec for RepairedFormatsPhysicalCodec {
             .build();
         let plain = DataSourceExec::from_data_source(plain);
         let plan = physical_plan_to_bytes_with_proto_converter(plain, self, proto_converter)?;
-        frame(&[replacement.name(), &compression, &terminator], &plan, buf);
+        frame(&[&repair, &compression, &terminator], &plan, buf);
         Ok(())
     }
 
@@ -306,8 +299,7 @@ impl PhysicalExtensionCodec for RepairedFormatsPhysicalCodec {
         let Some(framed) = unframe(buf) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         };
-        let ([name, compression, terminator], plan) = framed?;
-        let replacement = policy(&name)?;
+        let ([repair, compression, terminator], plan) = framed?;
         let compression: CompressionTypeVariant = compression.parse()?;
         let plain =
             physical_plan_from_bytes_with_proto_converter(plan, ctx, self, proto_converter)?;
@@ -320,8 +312,9 @@ impl PhysicalExtensionCodec for RepairedFormatsPhysicalCodec {
                 .map_err(|_| internal_datafusion_err!("a CSV terminator '{terminator}'"))?;
             source = Arc::new(csv.with_terminator(Some(byte)));
         }
-        let source = repaired_file_source(source.as_ref(), replacement)
-            .ok_or_else(|| internal_datafusion_err!("a repaired scan over another source"))?;
+        let source = repaired_file_source(source.as_ref(), &repair).ok_or_else(|| {
+            internal_datafusion_err!("a scan repaired as '{repair}' over another source")
+        })?;
         let scan = FileScanConfigBuilder::from(scan.clone())
             .with_source(source)
             .with_file_compression_type(FileCompressionType::from(compression))

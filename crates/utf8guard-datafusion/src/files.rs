@@ -139,7 +139,15 @@ pub async fn register_parquet_repaired(
         crate::RepairedParquetFormat::new(ParquetFormat::default().with_options(options), strings);
     let options = ListingOptions::new(Arc::new(format)).with_file_extension(".parquet");
     ctx.register_listing_table(name, path, options, None, None)
-        .await
+        .await?;
+    // The listing table made, as a table a plan sent to a cluster carries.
+    let table = ctx.table_provider(name).await?;
+    if let Some(listing) = table.downcast_ref::<ListingTable>() {
+        let table = RepairedListingTable::try_new(listing.clone())?;
+        ctx.deregister_table(name)?;
+        ctx.register_table(name, Arc::new(table))?;
+    }
+    Ok(())
 }
 
 /// Registers as table `name` a listing table of the one file at `path`.

@@ -26,7 +26,6 @@ use datafusion::datasource::file_format::json::JsonFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion_common::{plan_err, Result};
-use utf8guard::Replacement;
 
 use super::csv::RepairedCsvFormat;
 use super::json::RepairedJsonFormat;
@@ -76,14 +75,7 @@ impl FileFormatFactory for RepairingFormatFactory {
             return self.inner.create(state, &options);
         };
         let format = self.inner.create(state, &options)?;
-        #[cfg(feature = "parquet")]
-        if let Some(parquet) = format.downcast_ref::<ParquetFormat>() {
-            let strings = handling_named(REPAIR_OPTION, &name)?;
-            let parquet = ParquetFormat::default().with_options(parquet.options().clone());
-            return Ok(Arc::new(RepairedParquetFormat::new(parquet, strings)));
-        }
-        let replacement = policy_named(REPAIR_OPTION, &name)?;
-        repaired_format(format.as_ref(), replacement).unwrap_or_else(|| {
+        repaired_format(format.as_ref(), &name).unwrap_or_else(|| {
             plan_err!(
                 "{REPAIR_OPTION}: the session's {} format is none of DataFusion's CSV, JSON and Parquet",
                 self.inner.get_ext()
@@ -96,39 +88,51 @@ impl FileFormatFactory for RepairingFormatFactory {
     }
 }
 
-/// DataFusion's CSV or JSON `format` read through a repair under
-/// `replacement` (or the error of one whose options a repair cannot
-/// keep); `None` for another format.
+/// DataFusion's CSV, JSON or Parquet `format` read through a repair,
+/// `name` naming how (a policy; for Parquet, `validate` too), or the error
+/// of a name or of options a repair cannot take; `None` for another format.
 pub(crate) fn repaired_format(
     format: &dyn FileFormat,
-    replacement: Replacement,
+    name: &str,
 ) -> Option<Result<Arc<dyn FileFormat>>> {
     // The formats are not `Clone`; their options are.
+    #[cfg(feature = "parquet")]
+    if let Some(parquet) = format.downcast_ref::<ParquetFormat>() {
+        let parquet = ParquetFormat::default().with_options(parquet.options().clone());
+        let format = handling_named(REPAIR_OPTION, name)
+            .map(|strings| Arc::new(RepairedParquetFormat::new(parquet, strings)) as _);
+        return Some(format);
+    }
     if let Some(csv) = format.downcast_ref::<CsvFormat>() {
         let csv = CsvFormat::default().with_options(csv.options().clone());
-        let format = RepairedCsvFormat::try_new(csv, replacement);
-        return Some(format.map(|f| Arc::new(f) as Arc<dyn FileFormat>));
+        let format = policy_named(REPAIR_OPTION, name)
+            .and_then(|replacement| RepairedCsvFormat::try_new(csv, replacement));
+        return Some(format.map(|f| Arc::new(f) as _));
     }
     if let Some(json) = format.downcast_ref::<JsonFormat>() {
         let json = JsonFormat::default().with_options(json.options().clone());
-        let format = RepairedJsonFormat::try_new(json, replacement);
-        return Some(format.map(|f| Arc::new(f) as Arc<dyn FileFormat>));
+        let format = policy_named(REPAIR_OPTION, name)
+            .and_then(|replacement| RepairedJsonFormat::try_new(json, replacement));
+        return Some(format.map(|f| Arc::new(f) as _));
     }
     None
 }
 
-/// The format a repairing `format` wraps, and its policy; `None` for a
-/// format that does not repair.
-pub(crate) fn unrepaired_format(
-    format: &dyn FileFormat,
-) -> Option<(Arc<dyn FileFormat>, Replacement)> {
+/// The format a repairing `format` wraps, and the name of how it repairs
+/// ([`repaired_format`]'s `name`); `None` for a format that does not.
+pub(crate) fn unrepaired_format(format: &dyn FileFormat) -> Option<(Arc<dyn FileFormat>, String)> {
+    #[cfg(feature = "parquet")]
+    if let Some(parquet) = format.downcast_ref::<RepairedParquetFormat>() {
+        let inner = ParquetFormat::default().with_options(parquet.parquet().options().clone());
+        return Some((Arc::new(inner), parquet.strings().to_string()));
+    }
     if let Some(csv) = format.downcast_ref::<RepairedCsvFormat>() {
         let inner = CsvFormat::default().with_options(csv.csv().options().clone());
-        return Some((Arc::new(inner), csv.replacement()));
+        return Some((Arc::new(inner), csv.replacement().name().to_string()));
     }
     if let Some(json) = format.downcast_ref::<RepairedJsonFormat>() {
         let inner = JsonFormat::default().with_options(json.json().options().clone());
-        return Some((Arc::new(inner), json.replacement()));
+        return Some((Arc::new(inner), json.replacement().name().to_string()));
     }
     None
 }

@@ -32,6 +32,12 @@ use futures::{StreamExt, TryStreamExt};
 use utf8guard::{RepairReader, Replacement};
 
 use super::stream::repaired;
+#[cfg(feature = "parquet")]
+use super::RepairedParquetSource;
+#[cfg(feature = "parquet")]
+use crate::policy::StringHandling;
+#[cfg(feature = "parquet")]
+use datafusion::datasource::physical_plan::ParquetSource;
 
 /// Record batches read from a local file, on the thread that asks.
 pub(crate) type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
@@ -189,12 +195,22 @@ impl<S: Repairable> FileSource for RepairedSource<S> {
     }
 }
 
-/// DataFusion's CSV or JSON file `source` wrapped in the repairing one;
-/// `None` for another source.
+/// DataFusion's CSV, JSON or Parquet file `source` wrapped in the
+/// repairing one, `name` naming how (as `repaired_format`'s); `None` for
+/// another source, or a name that names nothing.
 pub(crate) fn repaired_file_source(
     source: &dyn FileSource,
-    replacement: Replacement,
+    name: &str,
 ) -> Option<Arc<dyn FileSource>> {
+    #[cfg(feature = "parquet")]
+    if let Some(parquet) = source.downcast_ref::<ParquetSource>() {
+        let strings = StringHandling::from_name(name)?;
+        return Some(Arc::new(RepairedParquetSource::new(
+            parquet.clone(),
+            strings,
+        )));
+    }
+    let replacement = Replacement::from_name(name)?;
     if let Some(csv) = source.downcast_ref::<CsvSource>() {
         return Some(Arc::new(RepairedSource::new(csv.clone(), replacement)));
     }
@@ -202,16 +218,29 @@ pub(crate) fn repaired_file_source(
     Some(Arc::new(RepairedSource::new(json.clone(), replacement)))
 }
 
-/// The source a repairing `source` wraps, and its policy; `None` for a
-/// source that does not repair.
+/// The source a repairing `source` wraps, and the name of how it repairs;
+/// `None` for a source that does not.
 pub(crate) fn unrepaired_file_source(
     source: &dyn FileSource,
-) -> Option<(Arc<dyn FileSource>, Replacement)> {
+) -> Option<(Arc<dyn FileSource>, String)> {
+    #[cfg(feature = "parquet")]
+    if let Some(parquet) = source.downcast_ref::<RepairedParquetSource>() {
+        return Some((
+            Arc::new(parquet.parquet().clone()),
+            parquet.strings().to_string(),
+        ));
+    }
     if let Some(csv) = source.downcast_ref::<RepairedSource<CsvSource>>() {
-        return Some((Arc::new(csv.inner.clone()), csv.replacement));
+        return Some((
+            Arc::new(csv.inner.clone()),
+            csv.replacement.name().to_string(),
+        ));
     }
     let json = source.downcast_ref::<RepairedSource<JsonSource>>()?;
-    Some((Arc::new(json.inner.clone()), json.replacement))
+    Some((
+        Arc::new(json.inner.clone()),
+        json.replacement.name().to_string(),
+    ))
 }
 
 /// Opens a file, or a byte range of one, as DataFusion's CSV and JSON

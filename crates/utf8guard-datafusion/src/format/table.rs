@@ -26,13 +26,13 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_common::{plan_err, Result};
-use utf8guard::Replacement;
 
 use super::factory::unrepaired_format;
 
 /// A `ListingTable` whose format repairs its files' bytes (a
-/// [`RepairedCsvFormat`](crate::RepairedCsvFormat) or
-/// [`RepairedJsonFormat`](crate::RepairedJsonFormat)): the same table, of
+/// [`RepairedCsvFormat`](crate::RepairedCsvFormat),
+/// [`RepairedJsonFormat`](crate::RepairedJsonFormat) or, with feature
+/// `parquet`, a `RepairedParquetFormat`): the same table, of
 /// a type that a plan sent to a Ballista cluster can carry (with
 /// [`RepairedFormatsLogicalCodec`](crate::RepairedFormatsLogicalCodec),
 /// feature `proto`). `CREATE EXTERNAL TABLE` with the `utf8guard.repair`
@@ -42,14 +42,13 @@ use super::factory::unrepaired_format;
 #[derive(Debug, Clone)]
 pub struct RepairedListingTable {
     table: ListingTable,
-    replacement: Replacement,
 }
 
 impl RepairedListingTable {
     /// Wraps `table`; an error if its format is not a repairing one.
     pub fn try_new(table: ListingTable) -> Result<RepairedListingTable> {
         match unrepaired_format(table.options().format.as_ref()) {
-            Some((_, replacement)) => Ok(RepairedListingTable { table, replacement }),
+            Some(_) => Ok(RepairedListingTable { table }),
             None => plan_err!(
                 "a repaired listing table needs a repairing format, not {:?}",
                 table.options().format
@@ -60,11 +59,6 @@ impl RepairedListingTable {
     /// The listing table.
     pub fn listing_table(&self) -> &ListingTable {
         &self.table
-    }
-
-    /// The policy its files are repaired under.
-    pub fn replacement(&self) -> Replacement {
-        self.replacement
     }
 }
 
