@@ -1,8 +1,8 @@
 //! One scheduler and two executors on 127.0.0.1, started from this crate's
 //! binaries: queries with utf8guard's functions over Parquet files, and
-//! over CSV and NDJSON files of mixed encodings read through a repair
-//! (`CREATE EXTERNAL TABLE ... OPTIONS ('utf8guard.repair' ...)`), give
-//! exactly what the same queries give in one process.
+//! over CSV, NDJSON and Parquet files of mixed encodings read through a
+//! repair (`CREATE EXTERNAL TABLE ... OPTIONS ('utf8guard.repair' ...)`),
+//! give exactly what the same queries give in one process.
 //!
 //! Every process is started with its standard input a pipe that this test
 //! holds and `--exit-when-stdin-closes`, and is killed when the test ends
@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 use datafusion::arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::file::writer::SerializedFileWriter;
+use datafusion::parquet::schema::parser::parse_message_type;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use utf8guard_cluster::remote_context;
 
@@ -180,6 +184,45 @@ fn write_mixed(csv: &Path, json: &Path) -> Vec<(i64, &'static str)> {
     rows
 }
 
+/// Two Parquet files whose `name` column is annotated STRING but holds the
+/// bytes of [`NAMES`] (Windows-1252 among them), written with Parquet's
+/// low-level writer, which checks nothing; the names each row reads as.
+fn write_bad_strings(dir: &Path) -> Vec<(i64, &'static str)> {
+    let schema =
+        parse_message_type("message people { required int64 id; required binary name (STRING); }")
+            .unwrap();
+    let mut rows = Vec::new();
+    for file in 0..2_i64 {
+        let out = File::create(dir.join(format!("part-{file}.parquet"))).unwrap();
+        let properties = Arc::new(WriterProperties::builder().build());
+        let mut writer =
+            SerializedFileWriter::new(out, Arc::new(schema.clone()), properties).unwrap();
+        let mut group = writer.next_row_group().unwrap();
+        let ids: Vec<i64> = (0..50).map(|i| file * 1000 + i).collect();
+        let mut column = group.next_column().unwrap().unwrap();
+        column
+            .typed::<Int64Type>()
+            .write_batch(&ids, None, None)
+            .unwrap();
+        column.close().unwrap();
+        let mut names = Vec::new();
+        for &id in &ids {
+            let (bytes, name) = NAMES[id as usize % NAMES.len()];
+            names.push(ByteArray::from(bytes.to_vec()));
+            rows.push((id, name));
+        }
+        let mut column = group.next_column().unwrap().unwrap();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&names, None, None)
+            .unwrap();
+        column.close().unwrap();
+        group.close().unwrap();
+        writer.close().unwrap();
+    }
+    rows
+}
+
 async fn query(ctx: &SessionContext, sql: &str) -> String {
     let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
     pretty_format_batches(&batches).unwrap().to_string()
@@ -222,6 +265,9 @@ fn a_local_cluster_gives_the_results_of_one_process() {
     std::fs::create_dir_all(&csv).unwrap();
     std::fs::create_dir_all(&json).unwrap();
     let rows = write_mixed(&csv, &json);
+    let strings = dir.join("strings");
+    std::fs::create_dir_all(&strings).unwrap();
+    let string_rows = write_bad_strings(&strings);
     let create = [
         format!(
             "CREATE EXTERNAL TABLE people STORED AS CSV LOCATION '{}/' \
@@ -232,6 +278,11 @@ fn a_local_cluster_gives_the_results_of_one_process() {
             "CREATE EXTERNAL TABLE events STORED AS JSON LOCATION '{}/' \
              OPTIONS ('utf8guard.repair' 'cp1252')",
             json.display()
+        ),
+        format!(
+            "CREATE EXTERNAL TABLE strings STORED AS PARQUET LOCATION '{}/' \
+             OPTIONS ('utf8guard.repair' 'windows-1252')",
+            strings.display()
         ),
     ];
 
@@ -303,6 +354,7 @@ fn a_local_cluster_gives_the_results_of_one_process() {
             "SELECT utf8_error_offset(col) AS at, count(*) AS n FROM t GROUP BY at ORDER BY at",
             "SELECT id, name FROM people ORDER BY id",
             "SELECT name, count(*) AS n FROM events GROUP BY name ORDER BY name",
+            "SELECT id, name FROM strings ORDER BY id",
         ];
         let mut results = Vec::new();
         for sql in queries {
@@ -343,11 +395,13 @@ fn a_local_cluster_gives_the_results_of_one_process() {
     );
 
     // Every row of the mixed files, repaired as Windows-1252.
-    let lines: Vec<&str> = results[3].lines().collect();
-    assert_eq!(lines.len(), 3 + rows.len() + 1);
-    for (line, (id, name)) in lines[3..].iter().zip(&rows) {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        assert_eq!(cells[1..3], [id.to_string().as_str(), *name], "{line}");
+    for (result, rows) in [(&results[3], &rows), (&results[5], &string_rows)] {
+        let lines: Vec<&str> = result.lines().collect();
+        assert_eq!(lines.len(), 3 + rows.len() + 1);
+        for (line, (id, name)) in lines[3..].iter().zip(rows) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert_eq!(cells[1..3], [id.to_string().as_str(), *name], "{line}");
+        }
     }
     for (_, name) in NAMES {
         let n = rows.iter().filter(|(_, n)| *n == name).count();
