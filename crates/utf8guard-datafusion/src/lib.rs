@@ -100,7 +100,7 @@
 //!   `FunctionRegistry` (a `SessionState`, Ballista's function registry).
 //! - `proto`: the plan codecs that carry the repairing tables and scans to
 //!   a Ballista scheduler and its executors
-//!   ([`RepairedFormatsLogicalCodec`], [`RepairedFormatsPhysicalCodec`]).
+//!   (`RepairedFormatsLogicalCodec`, `RepairedFormatsPhysicalCodec`).
 //! - `parquet` (default, implies `session`): the Parquet format
 //!   ([`RepairedParquetFormat`], `STORED AS PARQUET` with the option),
 //!   through DataFusion's `parquet` feature.

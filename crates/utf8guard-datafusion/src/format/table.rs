@@ -32,10 +32,9 @@ use super::factory::unrepaired_format;
 /// A `ListingTable` whose format repairs its files' bytes (a
 /// [`RepairedCsvFormat`](crate::RepairedCsvFormat),
 /// [`RepairedJsonFormat`](crate::RepairedJsonFormat) or, with feature
-/// `parquet`, a `RepairedParquetFormat`): the same table, of
-/// a type that a plan sent to a Ballista cluster can carry (with
-/// [`RepairedFormatsLogicalCodec`](crate::RepairedFormatsLogicalCodec),
-/// feature `proto`). `CREATE EXTERNAL TABLE` with the `utf8guard.repair`
+/// `parquet`, a `RepairedParquetFormat`): the same table, of a type that a
+/// plan sent to a Ballista cluster can carry (with feature `proto`'s
+/// `RepairedFormatsLogicalCodec`). `CREATE EXTERNAL TABLE` with the `utf8guard.repair`
 /// option makes one once [`register_file_formats`](crate::register_file_formats)
 /// has run, and so do [`register_csv_repaired`](crate::register_csv_repaired)
 /// and [`register_ndjson_repaired`](crate::register_ndjson_repaired).
