@@ -107,6 +107,26 @@ def test_read_to_the_end_after_any_start(path: pathlib.Path, data: bytes, policy
             assert head + f.read() == expected
 
 
+@pytest.mark.parametrize("policy", ["windows-1252", "drop", "maximal-subpart"])
+def test_a_large_file_read_whole(path: pathlib.Path, policy: str) -> None:
+    # read() of a file past 8 MiB: filled in 256 KiB pieces (a character,
+    # or an error, cut by each piece's end) into memory asked to be backed
+    # by huge pages.
+    piece = 256 * 1024
+    valid = ("é" * (piece // 2 - 1) + "x").encode()  # ends a piece mid-"é"
+    data = bytearray(valid * 40)
+    for at in (piece - 1, 3 * piece - 2, 7 * piece, 20 * piece + 1, len(data) - 1):
+        data[at] = 0xE9
+    data = bytes(data)
+    path.write_bytes(data)
+    with utf8guard.open(path, errors=policy) as f:
+        assert f.read() == utf8guard.repair(data, policy)
+    # Valid throughout: the length is kept, so the bytes read are the result.
+    path.write_bytes(valid * 40)
+    with utf8guard.open(path, errors=policy) as f:
+        assert f.read() == valid * 40
+
+
 def test_lines_and_iteration(path: pathlib.Path) -> None:
     data = b"a\xe9\nb\r\nc\x80\n\nlast"
     path.write_bytes(data)
