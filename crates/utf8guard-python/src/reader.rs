@@ -121,7 +121,18 @@ fn bytes_in_pieces<'py>(
     Ok((object, filled))
 }
 
-/// The bytes [`bytes_in_pieces`] fills at a time: well inside a core's L2.
+/// One read of `reader` into `out`, again if interrupted.
+fn read_once(reader: &mut RepairReader<Source>, out: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(out) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// The bytes read at a time into a large buffer (`readinto`,
+/// [`bytes_in_pieces`]): well inside a core's L2.
 const PIECE: usize = 256 * 1024;
 
 /// Asks Linux to back the whole 2 MiB pages inside the `len` bytes at
@@ -215,6 +226,7 @@ impl RepairStream {
             .as_mut()
             .ok_or_else(|| PyValueError::new_err("I/O operation on closed file"))?;
         let (ptr, len) = (view.buf_ptr() as usize, view.len_bytes());
+        let detached = self.detached;
         let mut read = move || {
             // SAFETY: the export `view` is held until this call returns, so
             // the `len` writable bytes at `ptr` stay allocated and in place;
@@ -223,18 +235,33 @@ impl RepairStream {
             // released, another thread that touches the same buffer
             // meanwhile sees bytes being written, the caller's race.
             let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, len) };
-            loop {
-                match reader.read(out) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    other => return other,
+            if !detached {
+                // A file object: one call of its read() per call of this.
+                return read_once(reader, out);
+            }
+            // A file: in pieces that stay in the cache between the read
+            // and its check, while they come whole (a piece short by more
+            // than the end of a character it holds back: the end of the
+            // file, a pipe with no more yet, or a repair's own pace).
+            let mut filled = 0;
+            while filled < out.len() {
+                let end = out.len().min(filled + PIECE);
+                match read_once(reader, &mut out[filled..end]) {
+                    Ok(n) => {
+                        let whole = n + 3 >= end - filled;
+                        filled += n;
+                        if n == 0 || !whole {
+                            break;
+                        }
+                    }
+                    // What was read is handed out; the error comes again.
+                    Err(_) if filled > 0 => break,
+                    Err(e) => return Err(e),
                 }
             }
+            Ok(filled)
         };
-        let result = if self.detached {
-            py.detach(read)
-        } else {
-            read()
-        };
+        let result = if detached { py.detach(read) } else { read() };
         drop(view);
         Ok(result?)
     }

@@ -109,9 +109,9 @@ def test_read_to_the_end_after_any_start(path: pathlib.Path, data: bytes, policy
 
 @pytest.mark.parametrize("policy", ["windows-1252", "drop", "maximal-subpart"])
 def test_a_large_file_read_whole(path: pathlib.Path, policy: str) -> None:
-    # read() of a file past 8 MiB: filled in 256 KiB pieces (a character,
-    # or an error, cut by each piece's end) into memory asked to be backed
-    # by huge pages.
+    # read() and readinto() of a file past 8 MiB: filled in 256 KiB pieces
+    # (a character, or an error, cut by each piece's end); read() into
+    # memory asked to be backed by huge pages.
     piece = 256 * 1024
     valid = ("é" * (piece // 2 - 1) + "x").encode()  # ends a piece mid-"é"
     data = bytearray(valid * 40)
@@ -119,8 +119,16 @@ def test_a_large_file_read_whole(path: pathlib.Path, policy: str) -> None:
         data[at] = 0xE9
     data = bytes(data)
     path.write_bytes(data)
+    expected = utf8guard.repair(data, policy)
     with utf8guard.open(path, errors=policy) as f:
-        assert f.read() == utf8guard.repair(data, policy)
+        assert f.read() == expected
+    # readinto() of a large buffer: filled piece by piece too.
+    got = bytearray()
+    buf = bytearray((1 << 20) + 5)
+    with utf8guard.open(path, errors=policy) as f:
+        while n := f.readinto(buf):
+            got += buf[:n]
+    assert bytes(got) == expected
     # Valid throughout: the length is kept, so the bytes read are the result.
     path.write_bytes(valid * 40)
     with utf8guard.open(path, errors=policy) as f:
