@@ -15,6 +15,8 @@
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
+use core::mem::MaybeUninit;
+
 use crate::ascii;
 use crate::encode::EncodeError;
 #[cfg(feature = "alloc")]
@@ -269,18 +271,23 @@ pub fn single_byte_to_utf8(encoding: SingleByte, input: &[u8], out: &mut Vec<u8>
     // was short (a few of Windows-1252's `80`..`9F` take 3 bytes), room for
     // the rest at 3 bytes a byte.
     let mut room = input.len() + crate::lengths::sum_per_byte(input, |b| b >> 7);
-    let (mut at, mut w) = (0, out.len());
+    let kernel = crate::dispatch::active();
+    let mut at = 0;
     loop {
-        out.resize(w + room, 0);
-        let progress = single_byte_to_utf8_into(encoding, &input[at..], &mut out[w..]);
-        at += progress.read;
-        w += progress.written;
+        // SAFETY: the loops write initialized bytes only, the `written`
+        // first ones in order (what they store past them is scratch).
+        let read = unsafe {
+            crate::transcode::append(out, room, |room| {
+                let progress = to_utf8_room(kernel, encoding, &input[at..], room);
+                (progress.read, progress.written)
+            })
+        };
+        at += read;
         if at == input.len() {
             break;
         }
         room = 3 * (input.len() - at);
     }
-    out.truncate(w);
 }
 
 /// Converts `input` in `encoding` to UTF-8 into a caller's buffer (no
@@ -312,12 +319,37 @@ pub(crate) fn single_byte_to_utf8_into_with(
     input: &[u8],
     output: &mut [u8],
 ) -> Progress {
+    // SAFETY: the loops write initialized bytes only.
+    to_utf8_room(kernel, encoding, input, unsafe {
+        crate::transcode::as_room(output)
+    })
+}
+
+/// [`single_byte_to_utf8_into_with`] into room that may be uninitialized
+/// (a vector's spare capacity): it initializes the `written` first bytes.
+fn to_utf8_room(
+    kernel: crate::Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    output: &mut [MaybeUninit<u8>],
+) -> Progress {
     #[cfg(vector_kernels)]
     if let Some(progress) = vector::to_utf8(kernel, encoding, input, output) {
         return progress;
     }
     let _ = kernel;
     to_utf8_loop(NoSteps, encoding, input, output)
+}
+
+/// Copies `src` to the start of `dst`, which must be as long.
+#[inline(always)]
+fn put(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both are `src.len()` long (checked) and do not overlap (one
+    // is borrowed mutably); `MaybeUninit<u8>` has `u8`'s layout.
+    unsafe {
+        core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len())
+    }
 }
 
 /// The vector steps of the loops ([`to_utf8_loop`], [`from_utf8_loop`]):
@@ -334,27 +366,32 @@ trait Steps: Copy {
     /// (at least `2 * BLOCK` long), and returns how many bytes that is;
     /// `None` (nothing written) when `windows` and the block holds a byte
     /// of `80`..`9F`.
-    fn expand(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize>;
+    fn expand(self, block: &[u8], out: &mut [MaybeUninit<u8>], windows: bool) -> Option<usize>;
 
     /// Converts the `BLOCK` bytes of Windows-1252 in `block` to UTF-8 at the
     /// start of `out` (at least `WINDOWS_ROOM` long), and returns how many
     /// bytes that is.
-    fn expand_windows(self, block: &[u8], out: &mut [u8]) -> usize;
+    fn expand_windows(self, block: &[u8], out: &mut [MaybeUninit<u8>]) -> usize;
 
     /// Copies the ASCII at the start of `input` to `output` in runs, and
     /// returns how many bytes that is (the caller's steps take the rest).
-    fn ascii_run(self, input: &[u8], output: &mut [u8]) -> usize;
+    fn ascii_run(self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> usize;
 
     /// Converts the characters that start in `block` (`BLOCK` bytes of
     /// well-formed UTF-8 that starts with a character) into the encoding
     /// at the start of `out` (at least `BLOCK` long): the bytes read and
     /// written; `None` (nothing written) where a character is not ASCII
     /// nor U+00A0..U+00FF (for Latin-1, U+0080..U+00FF).
-    fn compress(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<(usize, usize)>;
+    fn compress(
+        self,
+        block: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        windows: bool,
+    ) -> Option<(usize, usize)>;
 
     /// [`Steps::compress`] for Windows-1252 with its characters above
     /// U+00FF as well.
-    fn compress_windows(self, block: &[u8], out: &mut [u8]) -> Option<(usize, usize)>;
+    fn compress_windows(self, block: &[u8], out: &mut [MaybeUninit<u8>]) -> Option<(usize, usize)>;
 }
 
 /// No vector steps: the loops a character at a time (and ASCII a word
@@ -366,23 +403,23 @@ impl Steps for NoSteps {
     const BLOCK: usize = 0;
     const WINDOWS_ROOM: usize = 0;
 
-    fn expand(self, _: &[u8], _: &mut [u8], _: bool) -> Option<usize> {
+    fn expand(self, _: &[u8], _: &mut [MaybeUninit<u8>], _: bool) -> Option<usize> {
         unreachable!("no vector steps")
     }
 
-    fn expand_windows(self, _: &[u8], _: &mut [u8]) -> usize {
+    fn expand_windows(self, _: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
         unreachable!("no vector steps")
     }
 
-    fn ascii_run(self, _: &[u8], _: &mut [u8]) -> usize {
+    fn ascii_run(self, _: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
         unreachable!("no vector steps")
     }
 
-    fn compress(self, _: &[u8], _: &mut [u8], _: bool) -> Option<(usize, usize)> {
+    fn compress(self, _: &[u8], _: &mut [MaybeUninit<u8>], _: bool) -> Option<(usize, usize)> {
         unreachable!("no vector steps")
     }
 
-    fn compress_windows(self, _: &[u8], _: &mut [u8]) -> Option<(usize, usize)> {
+    fn compress_windows(self, _: &[u8], _: &mut [MaybeUninit<u8>]) -> Option<(usize, usize)> {
         unreachable!("no vector steps")
     }
 }
@@ -396,7 +433,7 @@ fn to_utf8_loop<S: Steps>(
     steps: S,
     encoding: SingleByte,
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> Progress {
     let table = encoding.utf8_table();
     let windows = encoding == SingleByte::Windows1252;
@@ -439,7 +476,7 @@ fn to_utf8_loop<S: Steps>(
                 ascii::run_at(input, at),
                 output.get_mut(w..w + ascii::BLOCK),
             ) {
-                out.copy_from_slice(block);
+                put(out, block);
                 at += n;
                 w += n;
                 continue;
@@ -451,9 +488,9 @@ fn to_utf8_loop<S: Steps>(
         // length byte is overwritten by what follows, or left past
         // `written`).
         if let Some(dst) = output.get_mut(w..w + 4) {
-            dst.copy_from_slice(form);
+            put(dst, form);
         } else if let Some(dst) = output.get_mut(w..w + len) {
-            dst.copy_from_slice(&form[..len]);
+            put(dst, &form[..len]);
         } else {
             break Status::OutputFull;
         }
@@ -471,11 +508,11 @@ fn to_utf8_loop<S: Steps>(
 struct ToSingleByte(SingleByte);
 
 impl Convert for ToSingleByte {
-    type Unit = u8;
-    const REPLACEMENT: u8 = b'?';
+    type Unit = MaybeUninit<u8>;
+    const REPLACEMENT: MaybeUninit<u8> = MaybeUninit::new(b'?');
 
     #[inline]
-    fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
+    fn valid(&self, src: &[u8], dst: &mut [MaybeUninit<u8>]) -> (usize, usize, Stop) {
         from_utf8_loop(NoSteps, self.0, src, dst)
     }
 }
@@ -492,7 +529,7 @@ fn from_utf8_loop<S: Steps>(
     steps: S,
     encoding: SingleByte,
     src: &[u8],
-    dst: &mut [u8],
+    dst: &mut [MaybeUninit<u8>],
 ) -> (usize, usize, Stop) {
     let windows = encoding == SingleByte::Windows1252;
     let n = S::BLOCK;
@@ -520,7 +557,7 @@ fn from_utf8_loop<S: Steps>(
             if let (Some((block, n)), Some(out)) =
                 (ascii::run_at(src, r), dst.get_mut(w..w + ascii::BLOCK))
             {
-                out.copy_from_slice(block);
+                put(out, block);
                 r += n;
                 w += n;
                 continue;
@@ -530,14 +567,14 @@ fn from_utf8_loop<S: Steps>(
             return (r, w, Stop::Full);
         };
         if b < 0x80 {
-            *slot = b;
+            *slot = MaybeUninit::new(b);
             r += 1;
         } else {
             let (cp, len) = utf8_input::decode_valid(&src[r..]);
             let Some(byte) = encoding.byte_of(cp) else {
                 return (r, w, Stop::Unencodable(EncodeError::NotInCharset, len));
             };
-            *slot = byte;
+            *slot = MaybeUninit::new(byte);
             r += len;
         }
         w += 1;
@@ -581,12 +618,14 @@ pub fn utf8_to_single_byte(
     out: &mut Vec<u8>,
 ) -> Result<(), TranscodeError> {
     // Never more bytes out than in.
-    let len = out.len();
-    out.resize(len + input.len(), 0);
-    let progress = utf8_to_single_byte_into(encoding, input, policy, &mut out[len..], true);
-    out.truncate(len + progress.written);
-    debug_assert!(progress.result.is_err() || progress.read == input.len());
-    progress.result.map(drop)
+    let kernel = crate::dispatch::active();
+    // SAFETY: the loops write initialized bytes only, the `written` first
+    // ones in order, on every path.
+    unsafe {
+        crate::transcode::append_whole(out, input.len(), input.len(), |room| {
+            from_utf8_room(kernel, encoding, input, policy, room, true)
+        })
+    }
 }
 
 /// Converts UTF-8 to `encoding` into a caller's buffer (no allocation):
@@ -633,6 +672,21 @@ pub(crate) fn utf8_to_single_byte_into_with(
     input: &[u8],
     policy: Policy,
     output: &mut [u8],
+    last: bool,
+) -> Progress {
+    // SAFETY: the loops write initialized bytes only.
+    let room = unsafe { crate::transcode::as_room(output) };
+    from_utf8_room(kernel, encoding, input, policy, room, last)
+}
+
+/// [`utf8_to_single_byte_into_with`] into room that may be uninitialized
+/// (a vector's spare capacity): it initializes the `written` first bytes.
+fn from_utf8_room(
+    kernel: crate::Kernel,
+    encoding: SingleByte,
+    input: &[u8],
+    policy: Policy,
+    output: &mut [MaybeUninit<u8>],
     last: bool,
 ) -> Progress {
     #[cfg(vector_kernels)]

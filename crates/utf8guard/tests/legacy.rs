@@ -1182,3 +1182,37 @@ fn every_length_and_alignment_on_every_kernel() {
         }
     }
 }
+
+/// The `Vec` forms write into spare capacity after what `out` holds: kept,
+/// and the rest exactly the slice form's, also where Windows-1252's
+/// 3-byte forms outgrow the first room and where an error stops the
+/// conversion.
+#[test]
+fn vec_forms_append_after_what_out_holds() {
+    let head = b"kept: ".to_vec();
+    for encoding in [SingleByte::Latin1, SingleByte::Windows1252] {
+        for len in [0, 1, 15, 16, 17, 64, 200, 5000] {
+            // `80` is `€` (3 bytes) in Windows-1252, U+0080 (2) in Latin-1.
+            let input: Vec<u8> = (0..len).map(|i| [b'a', 0x80, 0xE9][i % 3]).collect();
+            let mut expected = vec![0u8; 3 * len];
+            let p = utf8guard::single_byte_to_utf8_into(encoding, &input, &mut expected);
+            assert_eq!(p.read, len);
+            let mut out = head.clone();
+            single_byte_to_utf8(encoding, &input, &mut out);
+            assert_eq!(out[..head.len()], head[..]);
+            assert_eq!(out[head.len()..], expected[..p.written], "{encoding:?} {len}");
+
+            // Back, then with a character neither has after it.
+            let utf8 = out[head.len()..].to_vec();
+            let mut back = head.clone();
+            utf8_to_single_byte(encoding, &utf8, Policy::Strict, &mut back).unwrap();
+            assert_eq!(back[head.len()..], input[..], "{encoding:?} {len}");
+            let mut bad = utf8.clone();
+            bad.extend_from_slice("中 after".as_bytes());
+            let mut back = head.clone();
+            let e = utf8_to_single_byte(encoding, &bad, Policy::Strict, &mut back).unwrap_err();
+            assert_eq!((e.offset(), e.error_len()), (utf8.len(), Some(3)));
+            assert_eq!(back[head.len()..], input[..], "{encoding:?} {len}");
+        }
+    }
+}

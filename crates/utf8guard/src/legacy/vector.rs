@@ -24,6 +24,8 @@
 //! whole, so that the steps inline into them (a call per block, across
 //! target features, cost what the shuffles saved).
 
+use core::mem::MaybeUninit;
+
 use super::{SingleByte, Steps};
 use crate::kernel::simd::SimdU8;
 use crate::kernel::simd_convert::SimdConvert;
@@ -37,27 +39,32 @@ impl<V: SimdConvert> Steps for V {
     const WINDOWS_ROOM: usize = 3 * V::LANES + 16;
 
     #[inline(always)]
-    fn expand(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize> {
+    fn expand(self, block: &[u8], out: &mut [MaybeUninit<u8>], windows: bool) -> Option<usize> {
         expand(self, block, out, windows)
     }
 
     #[inline(always)]
-    fn expand_windows(self, block: &[u8], out: &mut [u8]) -> usize {
+    fn expand_windows(self, block: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
         expand_windows(self, block, out)
     }
 
     #[inline(always)]
-    fn ascii_run(self, input: &[u8], output: &mut [u8]) -> usize {
+    fn ascii_run(self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> usize {
         ascii_run(self, input, output)
     }
 
     #[inline(always)]
-    fn compress(self, block: &[u8], out: &mut [u8], windows: bool) -> Option<(usize, usize)> {
+    fn compress(
+        self,
+        block: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        windows: bool,
+    ) -> Option<(usize, usize)> {
         compress_checked::<V, false>(self, block, out, windows)
     }
 
     #[inline(always)]
-    fn compress_windows(self, block: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
+    fn compress_windows(self, block: &[u8], out: &mut [MaybeUninit<u8>]) -> Option<(usize, usize)> {
         compress_windows(self, block, out)
     }
 }
@@ -68,7 +75,11 @@ pub(super) trait Entries: SimdConvert {
     ///
     /// # Safety
     /// The CPU must support this type's instruction set.
-    unsafe fn to_utf8(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress;
+    unsafe fn to_utf8(
+        encoding: SingleByte,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+    ) -> Progress;
 
     /// The valid-input loop of `utf8_to_single_byte_into`.
     ///
@@ -77,7 +88,7 @@ pub(super) trait Entries: SimdConvert {
     unsafe fn from_utf8_valid(
         encoding: SingleByte,
         src: &[u8],
-        dst: &mut [u8],
+        dst: &mut [MaybeUninit<u8>],
     ) -> (usize, usize, Stop);
 
     /// `utf8_to_single_byte_into`, checked steps first ([`from_utf8_into`]).
@@ -88,7 +99,7 @@ pub(super) trait Entries: SimdConvert {
         encoding: SingleByte,
         input: &[u8],
         policy: Policy,
-        output: &mut [u8],
+        output: &mut [MaybeUninit<u8>],
         last: bool,
     ) -> Progress;
 }
@@ -99,7 +110,11 @@ macro_rules! entries {
     ($v:ty, $features:literal) => {
         impl Entries for $v {
             #[target_feature(enable = $features)]
-            unsafe fn to_utf8(encoding: SingleByte, input: &[u8], output: &mut [u8]) -> Progress {
+            unsafe fn to_utf8(
+                encoding: SingleByte,
+                input: &[u8],
+                output: &mut [MaybeUninit<u8>],
+            ) -> Progress {
                 // SAFETY: this function's contract.
                 let proof = unsafe { <$v as SimdU8>::splat(0) };
                 super::to_utf8_loop(proof, encoding, input, output)
@@ -109,7 +124,7 @@ macro_rules! entries {
             unsafe fn from_utf8_valid(
                 encoding: SingleByte,
                 src: &[u8],
-                dst: &mut [u8],
+                dst: &mut [MaybeUninit<u8>],
             ) -> (usize, usize, Stop) {
                 // SAFETY: this function's contract.
                 let proof = unsafe { <$v as SimdU8>::splat(0) };
@@ -121,7 +136,7 @@ macro_rules! entries {
                 encoding: SingleByte,
                 input: &[u8],
                 policy: Policy,
-                output: &mut [u8],
+                output: &mut [MaybeUninit<u8>],
                 last: bool,
             ) -> Progress {
                 // SAFETY: this function's contract.
@@ -181,7 +196,7 @@ pub(super) fn to_utf8(
     kernel: Kernel,
     encoding: SingleByte,
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> Option<Progress> {
     debug_assert!(kernel.is_available());
     // SAFETY: `kernel` is available, and the instruction set of its
@@ -197,7 +212,7 @@ pub(super) fn from_utf8_into_with(
     encoding: SingleByte,
     input: &[u8],
     policy: Policy,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     last: bool,
 ) -> Option<Progress> {
     debug_assert!(kernel.is_available());
@@ -212,11 +227,11 @@ pub(super) fn from_utf8_into_with(
 struct ToSingleByteWith<V>(SingleByte, V);
 
 impl<V: Entries> Convert for ToSingleByteWith<V> {
-    type Unit = u8;
-    const REPLACEMENT: u8 = super::ToSingleByte::REPLACEMENT;
+    type Unit = MaybeUninit<u8>;
+    const REPLACEMENT: MaybeUninit<u8> = super::ToSingleByte::REPLACEMENT;
 
     #[inline]
-    fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
+    fn valid(&self, src: &[u8], dst: &mut [MaybeUninit<u8>]) -> (usize, usize, Stop) {
         // SAFETY: a value of `V` exists only where the CPU has its
         // instruction set.
         unsafe { V::from_utf8_valid(self.0, src, dst) }
@@ -234,7 +249,7 @@ fn from_utf8_into<V: Entries>(
     encoding: SingleByte,
     input: &[u8],
     policy: Policy,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     last: bool,
 ) -> Progress {
     let n = V::LANES;
@@ -313,7 +328,7 @@ fn general<V: Entries>(
     convert: &ToSingleByteWith<V>,
     input: &[u8],
     policy: Policy,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     last: bool,
 ) -> Progress {
     utf8_input::convert(convert, input, policy, output, last)
@@ -333,7 +348,7 @@ const RUN: usize = 128;
 /// at the speed of the caches, where a step per vector paid its
 /// bookkeeping each time.
 #[inline(always)]
-fn ascii_run<V: SimdConvert>(_proof: V, input: &[u8], output: &mut [u8]) -> usize {
+fn ascii_run<V: SimdConvert>(_proof: V, input: &[u8], output: &mut [MaybeUninit<u8>]) -> usize {
     let lanes = V::LANES;
     let mut n = 0;
     while let (Some(src), Some(dst)) = (input.get(n..n + RUN), output.get_mut(n..n + RUN)) {
@@ -354,7 +369,7 @@ fn ascii_run<V: SimdConvert>(_proof: V, input: &[u8], output: &mut [u8]) -> usiz
                 break;
             }
             for (k, v) in v.iter().enumerate() {
-                v.store(dst.as_mut_ptr().add(k * lanes));
+                v.store(dst.as_mut_ptr().cast::<u8>().add(k * lanes));
             }
         }
         n += RUN;
@@ -434,7 +449,12 @@ fn full(lanes: usize) -> u64 {
 /// (nothing written) when `windows` and the block holds a byte of
 /// `80`..`9F`, whose characters are not U+0080..U+009F.
 #[inline(always)]
-fn expand<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8], windows: bool) -> Option<usize> {
+fn expand<V: SimdConvert>(
+    _proof: V,
+    block: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    windows: bool,
+) -> Option<usize> {
     let n = V::LANES;
     assert!(block.len() == n && out.len() >= 2 * n);
     // SAFETY: the load reads the `n` bytes of `block`; the rows are 16
@@ -446,7 +466,7 @@ fn expand<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8], windows: bool
         let v = V::load(block.as_ptr());
         let high = v.mask();
         if high == 0 {
-            v.store(out.as_mut_ptr());
+            v.store(out.as_mut_ptr().cast::<u8>());
             return Some(n);
         }
         // `80`..`9F` are the signed bytes below `A0`.
@@ -464,7 +484,7 @@ fn expand<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8], windows: bool
         let a = pairs_a.shuffle(V::from_rows(|k| &EXPAND[group(high, 2 * k)]));
         let b = pairs_b.shuffle(V::from_rows(|k| &EXPAND[group(high, 2 * k + 1)]));
         let len = |g: usize| 8 + usize::from(ONES[group(high, g)]);
-        let dst = out.as_mut_ptr();
+        let dst = out.as_mut_ptr().cast::<u8>();
         let mut at = 0;
         for k in 0..n / 16 {
             a.store_lane(k, dst.add(at));
@@ -538,7 +558,7 @@ static SLOT_LEN: [u8; 256] = {
 /// its low 5 bits in `80`..`9F`), in a 4-byte slot; each group of 4 slots
 /// is then shuffled, as its bytes' lengths say, into at most 12 bytes.
 #[inline(always)]
-fn expand_windows<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8]) -> usize {
+fn expand_windows<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
     let n = V::LANES;
     assert!(block.len() == n && out.len() >= <V as Steps>::WINDOWS_ROOM);
     // SAFETY: the load reads the `n` bytes of `block`; the rows are 16
@@ -574,7 +594,7 @@ fn expand_windows<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8]) -> us
         for (j, (bytes, slot)) in bytes.iter_mut().zip(slots).enumerate() {
             *bytes = slot.shuffle(V::from_rows(|k| &SLOTS[key(4 * k + j)]));
         }
-        let dst = out.as_mut_ptr();
+        let dst = out.as_mut_ptr().cast::<u8>();
         let mut at = 0;
         for k in 0..n / 16 {
             for (j, bytes) in bytes.iter().enumerate() {
@@ -603,7 +623,7 @@ fn expand_windows<V: SimdConvert>(_proof: V, block: &[u8], out: &mut [u8]) -> us
 fn compress_checked<V: SimdConvert, const CHECK: bool>(
     proof: V,
     block: &[u8],
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
     windows: bool,
 ) -> Option<(usize, usize)> {
     let n = V::LANES;
@@ -614,7 +634,7 @@ fn compress_checked<V: SimdConvert, const CHECK: bool>(
         let v = V::load(block.as_ptr());
         let high = v.mask();
         if high == 0 {
-            v.store(out.as_mut_ptr());
+            v.store(out.as_mut_ptr().cast::<u8>());
             return Some((n, n));
         }
         // Leads from C4 up: as signed bytes, above C3 (and below 0).
@@ -660,7 +680,7 @@ fn compress_checked<V: SimdConvert, const CHECK: bool>(
 /// each group of 8 by a shuffle chosen by its bits, stored 8 bytes at a
 /// time.
 #[inline(always)]
-fn pack<V: SimdConvert>(_proof: V, bytes: V, drop: u64, out: &mut [u8]) -> usize {
+fn pack<V: SimdConvert>(_proof: V, bytes: V, drop: u64, out: &mut [MaybeUninit<u8>]) -> usize {
     let n = V::LANES;
     assert!(out.len() >= n);
     // SAFETY: the stores write 8 bytes at each group's offset, the last at
@@ -674,7 +694,7 @@ fn pack<V: SimdConvert>(_proof: V, bytes: V, drop: u64, out: &mut [u8]) -> usize
             COMPRESS[group(drop, k)].wrapping_add(if k % 2 == 1 { upper } else { 0 })
         });
         let packed = bytes.shuffle(control);
-        let dst = out.as_mut_ptr();
+        let dst = out.as_mut_ptr().cast::<u8>();
         let mut at = 0;
         for k in 0..n / 8 {
             packed.store_u64(k, dst.add(at));
@@ -787,7 +807,7 @@ static TYPOGRAPHIC: Typographic = {
 fn compress_windows<V: SimdConvert>(
     proof: V,
     block: &[u8],
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) -> Option<(usize, usize)> {
     let n = V::LANES;
     assert!(block.len() == n && out.len() >= n);
@@ -886,13 +906,19 @@ mod tests {
         false
     }
 
+    /// `bytes` as the loops' room.
+    fn room_of(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+        // SAFETY: the loops write initialized bytes only.
+        unsafe { crate::transcode::as_room(bytes) }
+    }
+
     /// Both loops into outputs of `room` bytes, which must agree.
     fn same_to_utf8(encoding: SingleByte, input: &[u8], room: usize) {
         let mut slow = vec![0u8; room];
-        let q = to_utf8_loop(NoSteps, encoding, input, &mut slow);
+        let q = to_utf8_loop(NoSteps, encoding, input, room_of(&mut slow));
         for kernel in kernels() {
             let mut fast = vec![0u8; room];
-            let p = to_utf8(kernel, encoding, input, &mut fast).expect("vector steps");
+            let p = to_utf8(kernel, encoding, input, room_of(&mut fast)).expect("vector steps");
             assert_eq!(
                 (p.read, p.written, p.result),
                 (q.read, q.written, q.result),
@@ -980,10 +1006,10 @@ mod tests {
     struct Loop(SingleByte, Option<Kernel>);
 
     impl Convert for Loop {
-        type Unit = u8;
-        const REPLACEMENT: u8 = ToSingleByte::REPLACEMENT;
+        type Unit = MaybeUninit<u8>;
+        const REPLACEMENT: MaybeUninit<u8> = ToSingleByte::REPLACEMENT;
 
-        fn valid(&self, src: &[u8], dst: &mut [u8]) -> (usize, usize, Stop) {
+        fn valid(&self, src: &[u8], dst: &mut [MaybeUninit<u8>]) -> (usize, usize, Stop) {
             match self.1 {
                 Some(kernel) => {
                     let run = with_vectors!(kernel, |V| {
@@ -1003,16 +1029,23 @@ mod tests {
     fn same_from_utf8(encoding: SingleByte, input: &[u8], policy: Policy, room: usize) {
         let (mut fast, mut slow) = (vec![0u8; room], vec![0u8; room]);
         for last in [true, false] {
-            let q = utf8_input::convert(&Loop(encoding, None), input, policy, &mut slow, last);
+            let q = utf8_input::convert(
+                &Loop(encoding, None),
+                input,
+                policy,
+                room_of(&mut slow),
+                last,
+            );
             for kernel in kernels() {
                 let with = Loop(encoding, Some(kernel));
-                let p = utf8_input::convert(&with, input, policy, &mut fast, last);
+                let p = utf8_input::convert(&with, input, policy, room_of(&mut fast), last);
                 let what = format!("{kernel}: {encoding:?} {policy:?} {input:02X?} room {room}");
                 assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
                 assert_eq!(p.result, q.result, "{what}");
                 assert_eq!(fast[..p.written], slow[..q.written], "{what}");
-                let p = from_utf8_into_with(kernel, encoding, input, policy, &mut fast, last)
-                    .expect("vector steps");
+                let p =
+                    from_utf8_into_with(kernel, encoding, input, policy, room_of(&mut fast), last)
+                        .expect("vector steps");
                 assert_eq!((p.read, p.written), (q.read, q.written), "{what}");
                 assert_eq!(p.result, q.result, "{what}");
                 assert_eq!(fast[..p.written], slow[..q.written], "{what}");
