@@ -511,3 +511,48 @@ async fn nested_strings_read_as_datafusion_reads_them() {
     assert_eq!(ours[0].schema(), own[0].schema());
     assert_eq!(pretty(&ours), pretty(&own));
 }
+
+/// `tests/data/pyarrow_bad_strings.parquet`: bad STRING bytes as pyarrow
+/// writes them (`Array.from_buffers`, dictionary pages, its Arrow schema
+/// embedded), read repaired and checked.
+#[tokio::test]
+async fn a_file_pyarrow_wrote_with_bad_strings() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pyarrow_bad_strings.parquet");
+    let ctx = session(1);
+    create(&ctx, "w", &location(&path), Some("windows-1252"))
+        .await
+        .unwrap();
+    let batches = query(&ctx, "SELECT id, name FROM w ORDER BY id")
+        .await
+        .unwrap();
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        id_names(&batches),
+        [
+            (1, some("Ana")),
+            (2, None),
+            (3, some("José")),
+            (4, some("café")),
+            (5, some("â‚")),
+        ]
+    );
+    create(&ctx, "v", &location(&path), Some("validate"))
+        .await
+        .unwrap();
+    let error = query(&ctx, "SELECT name FROM v")
+        .await
+        .unwrap_err()
+        .to_string();
+    let location = location(&path);
+    assert_eq!(
+        error,
+        format!(
+            "Execution error: Parquet file {}, row group 1, row 2 (row 0 of the row group), \
+             column name: invalid UTF-8 at byte 3 of the value (input ends inside a multi-byte sequence)",
+            location.trim_start_matches('/')
+        )
+    );
+    // DataFusion's own reader refuses it.
+    create(&ctx, "d", &location, None).await.unwrap();
+    assert!(query(&ctx, "SELECT name FROM d").await.is_err());
+}

@@ -1200,7 +1200,11 @@ fn vec_forms_append_after_what_out_holds() {
             let mut out = head.clone();
             single_byte_to_utf8(encoding, &input, &mut out);
             assert_eq!(out[..head.len()], head[..]);
-            assert_eq!(out[head.len()..], expected[..p.written], "{encoding:?} {len}");
+            assert_eq!(
+                out[head.len()..],
+                expected[..p.written],
+                "{encoding:?} {len}"
+            );
 
             // Back, then with a character neither has after it.
             let utf8 = out[head.len()..].to_vec();
