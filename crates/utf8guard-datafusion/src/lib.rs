@@ -81,7 +81,8 @@
 //! Parquet `STRING` columns whose bytes are not UTF-8, which Arrow's reader
 //! refuses, take the same option: a policy, or `validate`, whose error
 //! names the file, row group, row, column and byte (see
-//! [`RepairedParquetFormat`]; [`register_parquet_repaired`] from Rust):
+//! `RepairedParquetFormat`; `register_parquet_repaired` from Rust, with
+//! feature `parquet`):
 //!
 //! ```sql
 //! CREATE EXTERNAL TABLE events STORED AS PARQUET LOCATION 'data/events/'
@@ -102,7 +103,7 @@
 //!   a Ballista scheduler and its executors
 //!   (`RepairedFormatsLogicalCodec`, `RepairedFormatsPhysicalCodec`).
 //! - `parquet` (default, implies `session`): the Parquet format
-//!   ([`RepairedParquetFormat`], `STORED AS PARQUET` with the option),
+//!   (`RepairedParquetFormat`, `STORED AS PARQUET` with the option),
 //!   through DataFusion's `parquet` feature.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

@@ -30,8 +30,12 @@ pub use parquet::{RepairedParquetFormat, RepairedParquetSource};
 pub use repaired::RepairedFormat;
 pub use table::RepairedListingTable;
 
+// For the codecs, which write and read these formats into plans.
+#[cfg(feature = "proto")]
 pub(crate) use factory::{repaired_format, unrepaired_format};
+#[cfg(feature = "proto")]
 pub(crate) use source::{repaired_file_source, unrepaired_file_source};
+#[cfg(feature = "proto")]
 pub(crate) use table::with_format;
 
 /// Lets SQL read files through a repair: wraps the session's CSV, JSON
@@ -47,7 +51,7 @@ pub(crate) use table::with_format;
 /// named (any name or alias `utf8guard::Replacement::from_name` reads;
 /// another is an error of the `CREATE`); `STORED AS JSON` (newline-
 /// delimited) takes the same option. `STORED AS PARQUET` takes a policy
-/// or `validate` (see [`RepairedParquetFormat`]): its string columns
+/// or `validate` (see `RepairedParquetFormat`): its string columns
 /// are read as bytes and repaired, or checked. Without `utf8guard.repair`
 /// a table is DataFusion's own. Running it twice changes nothing.
 ///

@@ -198,6 +198,8 @@ impl<S: Repairable> FileSource for RepairedSource<S> {
 /// DataFusion's CSV, JSON or Parquet file `source` wrapped in the
 /// repairing one, `name` naming how (as `repaired_format`'s); `None` for
 /// another source, or a name that names nothing.
+// Used by the codecs alone.
+#[cfg_attr(not(feature = "proto"), allow(dead_code))]
 pub(crate) fn repaired_file_source(
     source: &dyn FileSource,
     name: &str,
@@ -220,6 +222,8 @@ pub(crate) fn repaired_file_source(
 
 /// The source a repairing `source` wraps, and the name of how it repairs;
 /// `None` for a source that does not.
+// Used by the codecs alone.
+#[cfg_attr(not(feature = "proto"), allow(dead_code))]
 pub(crate) fn unrepaired_file_source(
     source: &dyn FileSource,
 ) -> Option<(Arc<dyn FileSource>, String)> {

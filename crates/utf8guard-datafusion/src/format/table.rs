@@ -63,6 +63,8 @@ impl RepairedListingTable {
 
 /// `table` with another format and the same paths, options and schema
 /// (the files' schema: the table's without its partition columns).
+// Used by the codecs alone.
+#[cfg_attr(not(feature = "proto"), allow(dead_code))]
 pub(crate) fn with_format(
     table: &ListingTable,
     format: Arc<dyn FileFormat>,
