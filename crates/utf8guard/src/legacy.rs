@@ -26,6 +26,9 @@ use crate::utf8_input::{self, Convert, Stop};
 
 #[cfg(vector_kernels)]
 mod vector;
+// The UTF-32 steps pack with the same shuffles.
+#[cfg(vector_kernels)]
+pub(crate) use vector::{EXPAND, ONES};
 
 /// A single-byte encoding: each byte is one character.
 ///

@@ -5,8 +5,11 @@
 //! the valid text is converted without checking. Into UTF-8, each unit is
 //! checked (a surrogate or a value above U+10FFFF has no UTF-8 form). With
 //! the AVX2 or AVX-512 kernel active, both directions run AVX2 steps of 16
-//! bytes or units ([`crate::utf32_simd`]) in a loop compiled for AVX2; the
-//! steps into UTF-8 stop before a block with a unit that has no form, and
+//! bytes or units ([`crate::utf32_simd`]) in a loop compiled for AVX2; with
+//! the SSE4.2, NEON or simd128 kernel, the steps written once over the
+//! conversions' vector layer (`vector`), in a loop compiled for that
+//! instruction set. The steps into UTF-8 stop before a block with a unit
+//! that has no form (the generic ones before any unit from U+0800 up), and
 //! the scalar loop, which is the reference, converts that block one unit at
 //! a time (it reports or replaces the unit), as it converts the ends the
 //! steps leave: so every result is the scalar loop's.
@@ -17,16 +20,23 @@ use core::mem::MaybeUninit;
 
 use crate::ascii;
 use crate::encode::EncodeError;
+use crate::kernel::Kernel;
 #[cfg(feature = "alloc")]
 use crate::transcode::append_whole;
 use crate::transcode::{as_room, Cause, Policy, Progress, Status, TranscodeError};
 use crate::utf8_input::{self, Convert, Stop};
+
+#[cfg(vector_kernels)]
+mod vector;
 
 /// UTF-8 into UTF-32, for [`utf8_input::convert`].
 struct ToUtf32 {
     /// Whether the AVX2 steps run (chosen once a call).
     #[cfg(target_arch = "x86_64")]
     avx2: bool,
+    /// The kernel whose generic steps run, if it has any (`vector`).
+    #[cfg_attr(not(vector_kernels), allow(dead_code))]
+    kernel: Kernel,
 }
 
 impl Convert for ToUtf32 {
@@ -43,6 +53,10 @@ impl Convert for ToUtf32 {
             // (`utf8_to_utf32_with`).
             return unsafe { valid_avx2(src, dst) };
         }
+        #[cfg(vector_kernels)]
+        if let Some(done) = vector::from_utf8_valid(self.kernel, src, dst) {
+            return done;
+        }
         valid_loop(src, dst, |_, _, r, w| (r, w))
     }
 
@@ -52,6 +66,10 @@ impl Convert for ToUtf32 {
         if self.avx2 {
             // SAFETY: as in `valid`.
             return unsafe { crate::utf32_simd::ascii_prefix(src, dst) };
+        }
+        #[cfg(vector_kernels)]
+        if let Some(read) = vector::ascii_prefix(self.kernel, src, dst) {
+            return read;
         }
         let _ = (src, dst);
         0
@@ -154,7 +172,7 @@ pub fn utf8_to_utf32(
     // SAFETY: the converter writes each unit it counts, in order.
     unsafe {
         append_whole(out, input.len(), input.len(), |room| {
-            utf8_to_utf32_with(input, policy, room, true, vectors())
+            utf8_to_utf32_with(input, policy, room, true, crate::dispatch::active())
         })
     }
 }
@@ -187,32 +205,43 @@ pub fn utf8_to_utf32_into(
     output: &mut [u32],
     last: bool,
 ) -> Progress {
+    let kernel = crate::dispatch::active();
     // SAFETY: the converter writes only units.
-    utf8_to_utf32_with(input, policy, unsafe { as_room(output) }, last, vectors())
+    utf8_to_utf32_with(input, policy, unsafe { as_room(output) }, last, kernel)
 }
 
-/// Whether the AVX2 steps run: with the AVX2 or AVX-512 kernel active
-/// (not with the scalar one, so that forcing it tests the portable path).
+/// Whether `kernel`'s steps are the AVX2 ones: the AVX2 and AVX-512
+/// kernels' (not the scalar one's, so that forcing it tests the portable
+/// path).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn avx2_steps(kernel: Kernel) -> bool {
+    crate::dispatch::level_for(kernel) != crate::cpu::Level::Scalar
+}
+
+/// Whether the active kernel's steps are the AVX2 ones.
+#[cfg(all(feature = "alloc", target_arch = "x86_64"))]
 #[inline]
 fn vectors() -> bool {
-    crate::dispatch::level() != crate::cpu::Level::Scalar
+    avx2_steps(crate::dispatch::active())
 }
 
-/// [`utf8_to_utf32_into`], with the AVX2 steps if `avx2` and the CPU has
-/// AVX2 (on x86-64), into room that may be uninitialized: it writes the
-/// units it counts as written, in order, and may store scratch after them.
+/// [`utf8_to_utf32_into`] with the steps of `kernel`, which must be
+/// available on this CPU (the AVX2 ones, the generic ones, or none), into
+/// room that may be uninitialized: it writes the units it counts as
+/// written, in order, and may store scratch after them.
 fn utf8_to_utf32_with(
     input: &[u8],
     policy: Policy,
     output: &mut [MaybeUninit<u32>],
     last: bool,
-    avx2: bool,
+    kernel: Kernel,
 ) -> Progress {
     let convert = ToUtf32 {
         #[cfg(target_arch = "x86_64")]
-        avx2: avx2 && crate::cpu::has_avx2(),
+        avx2: avx2_steps(kernel),
+        kernel,
     };
-    let _ = avx2;
     utf8_input::convert(&convert, input, policy, output, last)
 }
 
@@ -288,7 +317,7 @@ pub fn utf32_to_utf8(
     // SAFETY: the converter writes each byte it counts, in order.
     unsafe {
         append_whole(out, utf8_len_from_utf32(input), input.len(), |room| {
-            utf32_to_utf8_with(input, policy, room, vectors())
+            utf32_to_utf8_with(input, policy, room, crate::dispatch::active())
         })
     }
 }
@@ -321,26 +350,32 @@ fn ascii_units(src: &[u32], at: usize) -> Option<&[u32; NARROW_BLOCK]> {
 /// assert_eq!(&bytes, "a€".as_bytes());
 /// ```
 pub fn utf32_to_utf8_into(input: &[u32], policy: Policy, output: &mut [u8]) -> Progress {
+    let kernel = crate::dispatch::active();
     // SAFETY: the converter writes only bytes.
-    utf32_to_utf8_with(input, policy, unsafe { as_room(output) }, vectors())
+    utf32_to_utf8_with(input, policy, unsafe { as_room(output) }, kernel)
 }
 
-/// [`utf32_to_utf8_into`], with the AVX2 steps if `avx2` and the CPU has
-/// AVX2 (on x86-64), into room that may be uninitialized: it writes the
-/// bytes it counts as written, in order, and may store scratch after them.
+/// [`utf32_to_utf8_into`] with the steps of `kernel`, which must be
+/// available on this CPU (the AVX2 ones, the generic ones, or none), into
+/// room that may be uninitialized: it writes the bytes it counts as
+/// written, in order, and may store scratch after them.
 #[inline]
 fn utf32_to_utf8_with(
     input: &[u32],
     policy: Policy,
     output: &mut [MaybeUninit<u8>],
-    avx2: bool,
+    kernel: Kernel,
 ) -> Progress {
     #[cfg(target_arch = "x86_64")]
-    if avx2 && crate::cpu::has_avx2() {
-        // SAFETY: the CPU has AVX2.
+    if avx2_steps(kernel) {
+        // SAFETY: the AVX2 steps are the AVX2 and AVX-512 kernels' where the
+        // CPU has AVX2 (`dispatch::level_for`).
         return unsafe { to_utf8_avx2(input, policy, output) };
     }
-    let _ = avx2;
+    #[cfg(vector_kernels)]
+    if let Some(progress) = vector::to_utf8_into(kernel, input, policy, output) {
+        return progress;
+    }
     to_utf8_loop(input, policy, output, |_, _, i, w| (i, w))
 }
 
@@ -459,11 +494,26 @@ fn utf8_form(cp: u32) -> (u32, usize) {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use alloc::format;
     use alloc::string::String;
     use alloc::vec;
 
-    /// Runs both paths out of UTF-8 with `room` units; checks they agree
-    /// and returns the result.
+    /// The kernels with steps of their own on this CPU, each once: the
+    /// AVX2 kernel's (the AVX-512 kernel takes the same), and the generic
+    /// steps of SSE4.2, NEON or simd128.
+    fn vector_kernels() -> Vec<Kernel> {
+        let own_steps = |k: Kernel| {
+            #[cfg(target_arch = "x86_64")]
+            if k == Kernel::Avx512 {
+                return false;
+            }
+            k != Kernel::Scalar
+        };
+        Kernel::available().filter(|&k| own_steps(k)).collect()
+    }
+
+    /// Runs the scalar path and each kernel's steps out of UTF-8 with
+    /// `room` units; checks they agree and returns the result.
     fn both_from_utf8(
         input: &[u8],
         policy: Policy,
@@ -471,17 +521,23 @@ mod tests {
         last: bool,
     ) -> (Progress, Vec<u32>) {
         let mut scalar = vec![0u32; room];
-        let mut vector = vec![0xAAAA_AAAAu32; room];
         // SAFETY: the converters write only units.
-        let (scalar_room, vector_room) = unsafe { (as_room(&mut scalar), as_room(&mut vector)) };
-        let s = utf8_to_utf32_with(input, policy, scalar_room, last, false);
-        let v = utf8_to_utf32_with(input, policy, vector_room, last, true);
-        assert_eq!(s, v, "{input:02X?} {policy:?} room {room} last {last}");
-        assert_eq!(
-            scalar[..s.written],
-            vector[..v.written],
-            "{input:02X?} {policy:?} room {room} last {last}"
+        let s = utf8_to_utf32_with(
+            input,
+            policy,
+            unsafe { as_room(&mut scalar) },
+            last,
+            Kernel::Scalar,
         );
+        for kernel in vector_kernels() {
+            let mut vector = vec![0xAAAA_AAAAu32; room];
+            // SAFETY: as above.
+            let vector_room = unsafe { as_room(&mut vector) };
+            let v = utf8_to_utf32_with(input, policy, vector_room, last, kernel);
+            let what = format!("{kernel}: {input:02X?} {policy:?} room {room} last {last}");
+            assert_eq!(s, v, "{what}");
+            assert_eq!(scalar[..s.written], vector[..v.written], "{what}");
+        }
         scalar.truncate(s.written);
         (s, scalar)
     }
@@ -624,7 +680,8 @@ mod tests {
     #[test]
     #[cfg_attr(
         any(miri, not(target_arch = "x86_64")),
-        ignore = "millions of conversions; off x86_64 no vector path to compare"
+        ignore = "millions of conversions: minutes under emulation off x86_64 (there the \
+                  `steps_on_every_piece` tests check the generic steps)"
     )]
     fn utf8_to_utf32_vectors_equal_the_scalar_loop() {
         let backgrounds: [&[&str]; 5] = [
@@ -671,7 +728,8 @@ mod tests {
     #[test]
     #[cfg_attr(
         any(miri, not(target_arch = "x86_64")),
-        ignore = "millions of conversions; off x86_64 no vector path to compare"
+        ignore = "millions of conversions: minutes under emulation off x86_64 (there the \
+                  `steps_on_every_piece` tests check the generic steps)"
     )]
     fn utf8_to_utf32_vectors_equal_the_scalar_loop_on_long_inputs() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -701,21 +759,25 @@ mod tests {
         }
     }
 
-    /// Runs both paths into UTF-8 with `room` bytes; checks they agree and
-    /// returns the result.
+    /// Runs the scalar path and each kernel's steps into UTF-8 with `room`
+    /// bytes; checks they agree and returns the result.
     fn both_to_utf8(input: &[u32], policy: Policy, room: usize) -> (Progress, Vec<u8>) {
         let mut scalar = vec![0u8; room];
-        let mut vector = vec![0xAAu8; room];
         // SAFETY: the converters write only bytes.
-        let (scalar_room, vector_room) = unsafe { (as_room(&mut scalar), as_room(&mut vector)) };
-        let s = utf32_to_utf8_with(input, policy, scalar_room, false);
-        let v = utf32_to_utf8_with(input, policy, vector_room, true);
-        assert_eq!(s, v, "{input:X?} {policy:?} room {room}");
-        assert_eq!(
-            scalar[..s.written],
-            vector[..v.written],
-            "{input:X?} {policy:?} room {room}"
+        let s = utf32_to_utf8_with(
+            input,
+            policy,
+            unsafe { as_room(&mut scalar) },
+            Kernel::Scalar,
         );
+        for kernel in vector_kernels() {
+            let mut vector = vec![0xAAu8; room];
+            // SAFETY: as above.
+            let v = utf32_to_utf8_with(input, policy, unsafe { as_room(&mut vector) }, kernel);
+            let what = format!("{kernel}: {input:X?} {policy:?} room {room}");
+            assert_eq!(s, v, "{what}");
+            assert_eq!(scalar[..s.written], vector[..v.written], "{what}");
+        }
         scalar.truncate(s.written);
         (s, scalar)
     }
@@ -774,7 +836,8 @@ mod tests {
     #[test]
     #[cfg_attr(
         any(miri, not(target_arch = "x86_64")),
-        ignore = "millions of conversions; off x86_64 no vector path to compare"
+        ignore = "millions of conversions: minutes under emulation off x86_64 (there the \
+                  `steps_on_every_piece` tests check the generic steps)"
     )]
     fn utf32_to_utf8_vectors_equal_the_scalar_loop() {
         let backgrounds: [&[u32]; 6] = [
@@ -821,6 +884,121 @@ mod tests {
                         if at + 17 <= input.len() {
                             input.insert(at + 17, item);
                             check_to_utf8(&input);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Texts of every mix of the forms' lengths (1 and 2 bytes, 1 to 3, 1
+    /// to 4, and 3 and 4 alone), for the generic steps' paths: ASCII, the
+    /// 16-bit units, and the blocks they leave to the scalar loop.
+    const MIXES: [&str; 7] = [
+        "the quick brown fox jumps over the lazy dog 0123456789",
+        "\u{E9}t\u{E9} \u{436}\u{438}\u{437}\u{43D}\u{44C} \u{7FF}\u{80}x\u{645}\u{631}\u{62D}\u{628}\u{627}",
+        "\u{436}\u{438}\u{437}\u{43D}\u{44C}\u{436}\u{438}\u{437}\u{43D}\u{44C}\u{7FF}\u{80}",
+        "a\u{E9}\u{5B57}b\u{800}\u{FFFF}\u{D7FF}\u{E000} \u{436}\u{5B57}\u{5B57}c",
+        "\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}\u{5B57}",
+        "a\u{E9}\u{5B57}\u{1F600}b\u{10000}\u{10FFFF}\u{436} \u{1F600}\u{1F600}xy",
+        "\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{5B57}\u{1F600}\u{1F600}",
+    ];
+
+    /// A piece of each text of [`MIXES`], repeated past 70 bytes.
+    fn mix_bytes(k: usize) -> Vec<u8> {
+        MIXES[k].repeat(1 + 140 / MIXES[k].len()).into_bytes()
+    }
+
+    /// The generic steps (and the AVX2 ones) out of UTF-8 against the
+    /// scalar loop, on every piece of 0 to 70 bytes of each mix at every
+    /// start (so at every alignment, and cut inside characters at either
+    /// end), and with each ill-formed sequence at every place in 40 bytes.
+    #[test]
+    #[cfg_attr(miri, ignore = "hundreds of thousands of conversions")]
+    fn utf8_to_utf32_steps_on_every_piece_of_every_mix() {
+        for k in 0..MIXES.len() {
+            let text = mix_bytes(k);
+            for start in 0..20 {
+                for len in 0..=70 {
+                    let input = &text[start..start + len];
+                    for policy in [Policy::Strict, Policy::Replace] {
+                        for last in [true, false] {
+                            let (p, units) = both_from_utf8(input, policy, len, last);
+                            both_from_utf8(input, policy, p.written.saturating_sub(1), last);
+                            if policy == Policy::Replace && last {
+                                let lossy = String::from_utf8_lossy(input);
+                                assert!(units.iter().copied().eq(lossy.chars().map(u32::from)));
+                            }
+                        }
+                    }
+                }
+            }
+            let mut cut = 40;
+            while text[cut] & 0xC0 == 0x80 {
+                cut += 1;
+            }
+            for at in (0..=cut).filter(|&at| text[at] & 0xC0 != 0x80) {
+                for item in &UTF8_ITEMS[7..] {
+                    let input = [&text[..at], item, &text[at..cut]].concat();
+                    for policy in [Policy::Strict, Policy::Replace] {
+                        both_from_utf8(&input, policy, input.len(), true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The generic steps (and the AVX2 ones) into UTF-8 against the scalar
+    /// loop: every piece of 0 to 70 units of each mix, at every start,
+    /// into all the room and into one byte less than it takes; and each
+    /// unit without a UTF-8 form (and those at the steps' bounds) at every
+    /// place in 40 units.
+    #[test]
+    #[cfg_attr(miri, ignore = "hundreds of thousands of conversions")]
+    fn utf32_to_utf8_steps_on_every_piece_of_every_mix() {
+        let items = [
+            0x7F,
+            0x80,
+            0x7FF,
+            0x800,
+            0xD7FF,
+            0xD800,
+            0xDBFF,
+            0xDC00,
+            0xDFFF,
+            0x1_0000,
+            0x10_FFFF,
+            0x11_0000,
+            0x8000_0000,
+            0xFFFF_FFFF,
+        ];
+        for k in 0..MIXES.len() {
+            let text: Vec<u32> = core::str::from_utf8(&mix_bytes(k))
+                .unwrap()
+                .chars()
+                .map(u32::from)
+                .collect();
+            for start in 0..20 {
+                for len in 0..=70.min(text.len() - start) {
+                    let input = &text[start..start + len];
+                    for policy in [Policy::Strict, Policy::Replace] {
+                        let (p, _) = both_to_utf8(input, policy, 4 * len);
+                        both_to_utf8(input, policy, p.written.saturating_sub(1));
+                    }
+                }
+            }
+            for at in 0..=40 {
+                for item in items {
+                    let mut input = text[..40].to_vec();
+                    input.insert(at, item);
+                    for policy in [Policy::Strict, Policy::Replace] {
+                        let (_, bytes) = both_to_utf8(&input, policy, 4 * input.len());
+                        if policy == Policy::Replace {
+                            let lossy: String = input
+                                .iter()
+                                .map(|&u| char::from_u32(u).unwrap_or('\u{FFFD}'))
+                                .collect();
+                            assert_eq!(bytes, lossy.as_bytes());
                         }
                     }
                 }

@@ -179,4 +179,26 @@ impl SimdConvert for V256 {
         // control has bit 7 set.
         V256(unsafe { _mm256_shuffle_epi8(self.0, control.0) })
     }
+
+    #[inline(always)]
+    fn shr16<const N: i32>(self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2.
+        V256(unsafe { _mm256_srli_epi16::<N>(self.0) })
+    }
+
+    #[inline(always)]
+    fn pack32(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2; `vpackusdw`
+        // packs within each 128-bit lane, saturating signed units to
+        // `0..=FFFF`.
+        V256(unsafe { _mm256_packus_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn pack16(self, other: Self) -> Self {
+        // SAFETY: a `V256` exists only on a CPU with AVX2; `vpackuswb`
+        // packs within each 128-bit lane, saturating signed units to
+        // `0..=FF`.
+        V256(unsafe { _mm256_packus_epi16(self.0, other.0) })
+    }
 }

@@ -182,6 +182,30 @@ impl<const VBMI: bool> SimdConvert for V512<VBMI> {
         // control has bit 7 set.
         V512(unsafe { _mm512_shuffle_epi8(self.0, control.0) })
     }
+
+    #[inline(always)]
+    fn shr16<const N: i32>(self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW. (The count
+        // in a register: the immediate form takes a `u32`, `N` is an
+        // `i32`.)
+        V512(unsafe { _mm512_srl_epi16(self.0, _mm_cvtsi32_si128(N)) })
+    }
+
+    #[inline(always)]
+    fn pack32(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW; `vpackusdw`
+        // packs within each 128-bit lane, saturating signed units to
+        // `0..=FFFF`.
+        V512(unsafe { _mm512_packus_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn pack16(self, other: Self) -> Self {
+        // SAFETY: a `V512` exists only on a CPU with AVX-512BW; `vpackuswb`
+        // packs within each 128-bit lane, saturating signed units to
+        // `0..=FF`.
+        V512(unsafe { _mm512_packus_epi16(self.0, other.0) })
+    }
 }
 
 /// 128-bit lane `k` (0 to 3) of `v`.

@@ -151,4 +151,33 @@ impl SimdConvert for V128 {
         // more, so for every control byte with its high bit set.
         V128(unsafe { vqtbl1q_u8(self.0, control.0) })
     }
+
+    #[inline(always)]
+    fn shr16<const N: i32>(self) -> Self {
+        // SAFETY: NEON is available; `N` is 1 to 15 (the trait's contract),
+        // within the 1 to 16 the instruction takes.
+        V128(unsafe { vreinterpretq_u8_u16(vshrq_n_u16::<N>(vreinterpretq_u16_u8(self.0))) })
+    }
+
+    #[inline(always)]
+    fn pack32(self, other: Self) -> Self {
+        // SAFETY: NEON is available. `sqxtun` narrows signed units with
+        // unsigned saturation.
+        V128(unsafe {
+            let low = vqmovun_s32(vreinterpretq_s32_u8(self.0));
+            let high = vqmovun_s32(vreinterpretq_s32_u8(other.0));
+            vreinterpretq_u8_u16(vcombine_u16(low, high))
+        })
+    }
+
+    #[inline(always)]
+    fn pack16(self, other: Self) -> Self {
+        // SAFETY: NEON is available. `sqxtun` narrows signed units with
+        // unsigned saturation.
+        V128(unsafe {
+            let low = vqmovun_s16(vreinterpretq_s16_u8(self.0));
+            let high = vqmovun_s16(vreinterpretq_s16_u8(other.0));
+            vcombine_u8(low, high)
+        })
+    }
 }

@@ -155,4 +155,21 @@ impl SimdConvert for V128 {
     fn shuffle(self, control: Self) -> Self {
         V128(i8x16_swizzle(self.0, control.0))
     }
+
+    #[inline(always)]
+    fn shr16<const N: i32>(self) -> Self {
+        V128(u16x8_shr(self.0, N as u32))
+    }
+
+    #[inline(always)]
+    fn pack32(self, other: Self) -> Self {
+        // Signed units, narrowed with unsigned saturation.
+        V128(u16x8_narrow_i32x4(self.0, other.0))
+    }
+
+    #[inline(always)]
+    fn pack16(self, other: Self) -> Self {
+        // Signed units, narrowed with unsigned saturation.
+        V128(u8x16_narrow_i16x8(self.0, other.0))
+    }
 }

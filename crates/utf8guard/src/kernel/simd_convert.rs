@@ -92,6 +92,20 @@ pub(crate) trait SimdConvert: SimdU8 {
     /// `control[i]` of the same lane of `self`, or zero where `control[i]`
     /// has its high bit set (every other control byte must be below 16).
     fn shuffle(self, control: Self) -> Self;
+
+    /// Each 16-bit unit (little-endian: its low byte first) shifted right
+    /// by `N` bits (1 to 15), zeros shifted in.
+    fn shr16<const N: i32>(self) -> Self;
+
+    /// Within each 128-bit lane, the four 32-bit units of `self`, then the
+    /// four of `other`, each read as an `i32` and narrowed to 16 bits with
+    /// unsigned saturation (below 0: 0; above `FFFF`: `FFFF`).
+    fn pack32(self, other: Self) -> Self;
+
+    /// Within each 128-bit lane, the eight 16-bit units of `self`, then the
+    /// eight of `other`, each read as an `i16` and narrowed to a byte with
+    /// unsigned saturation (below 0: 0; above `FF`: `FF`).
+    fn pack16(self, other: Self) -> Self;
 }
 
 /// Every operation of a vector type against its definition on bytes, as
@@ -214,6 +228,47 @@ pub(crate) unsafe fn check_convert_operations<V: SimdConvert>() {
             })
             .collect();
         assert_eq!(stored(va.shuffle(V::load(control.as_ptr()))), shuffled);
+        // The 16- and 32-bit units, little-endian.
+        let units16 = |x: &[u8]| -> Vec<u16> {
+            x.chunks(2)
+                .map(|u| u16::from_le_bytes([u[0], u[1]]))
+                .collect()
+        };
+        let bytes16 = |u: Vec<u16>| -> Vec<u8> { u.iter().flat_map(|u| u.to_le_bytes()).collect() };
+        for (shifted, by) in [
+            (va.shr16::<1>(), 1),
+            (va.shr16::<6>(), 6),
+            (va.shr16::<8>(), 8),
+            (va.shr16::<15>(), 15),
+        ] {
+            let expected = bytes16(units16(&a[..n]).iter().map(|u| u >> by).collect());
+            assert_eq!(stored(shifted), expected, "shr16::<{by}>");
+        }
+        let pack32 = |x: &[u8], y: &[u8]| -> Vec<u8> {
+            let clamp = |u: &[u8]| {
+                let v = i32::from_le_bytes([u[0], u[1], u[2], u[3]]);
+                (v.clamp(0, 0xFFFF) as u16).to_le_bytes()
+            };
+            x.chunks(4).chain(y.chunks(4)).flat_map(clamp).collect()
+        };
+        assert_eq!(stored(va.pack32(vb)), per_lane(&pack32));
+        let pack16 = |x: &[u8], y: &[u8]| -> Vec<u8> {
+            let clamp = |u: &[u8]| i16::from_le_bytes([u[0], u[1]]).clamp(0, 0xFF) as u8;
+            x.chunks(2).chain(y.chunks(2)).map(clamp).collect()
+        };
+        assert_eq!(stored(va.pack16(vb)), per_lane(&pack16));
+        // Values in range, which saturation leaves as they are.
+        let small: Vec<u8> = (0..64u32)
+            .map(|i| if i % 2 == 1 { 0 } else { (i * 29) as u8 & 0x7F })
+            .collect();
+        let vs = V::load(small.as_ptr());
+        let evens: Vec<u8> = (0..n / 16)
+            .flat_map(|k| {
+                let even = small[16 * k..16 * k + 16].iter().step_by(2);
+                even.clone().chain(even).copied()
+            })
+            .collect();
+        assert_eq!(stored(vs.pack16(vs)), evens);
     }
 }
 

@@ -150,4 +150,24 @@ impl SimdConvert for V128 {
         // included); `pshufb` zeroes the lanes whose control has bit 7 set.
         V128(unsafe { _mm_shuffle_epi8(self.0, control.0) })
     }
+
+    #[inline(always)]
+    fn shr16<const N: i32>(self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included).
+        V128(unsafe { _mm_srli_epi16::<N>(self.0) })
+    }
+
+    #[inline(always)]
+    fn pack32(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE4.1
+        // included); `packusdw` saturates signed units to `0..=FFFF`.
+        V128(unsafe { _mm_packus_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn pack16(self, other: Self) -> Self {
+        // SAFETY: a `V128` exists only on a CPU with SSE4.2 (SSE2 included);
+        // `packuswb` saturates signed units to `0..=FF`.
+        V128(unsafe { _mm_packus_epi16(self.0, other.0) })
+    }
 }

@@ -380,7 +380,7 @@ fn ascii_run<V: SimdConvert>(_proof: V, input: &[u8], output: &mut [MaybeUninit<
 /// For each mask of 8 bytes (bit `i`: byte `i` is above `7F`), the shuffle
 /// of the 16 bytes (lead, second) of the 8 that keeps both of a flagged
 /// byte and the second (the byte itself) of an ASCII one.
-static EXPAND: [[u8; 16]; 256] = {
+pub(crate) static EXPAND: [[u8; 16]; 256] = {
     let mut rows = [[0x80; 16]; 256];
     let mut mask = 0;
     while mask < 256 {
@@ -422,7 +422,7 @@ static COMPRESS: [u64; 256] = {
 
 /// How many bits of each byte value are set (a `popcnt` instruction is not
 /// part of every instruction set the steps are compiled for).
-static ONES: [u8; 256] = {
+pub(crate) static ONES: [u8; 256] = {
     let mut ones = [0; 256];
     let mut b = 0;
     while b < 256 {
