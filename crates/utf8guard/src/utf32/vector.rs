@@ -11,9 +11,11 @@
 //! by a byte shuffle per eight lanes, then widened. A sequence that starts
 //! in a step's last bytes ends in the next step, where its continuation
 //! bytes start nothing. A step with a 4-byte lead ends the steps; the
-//! scalar loop takes a block before they start again.
+//! scalar loop takes a block before they start again (further on after
+//! each try that converts nothing: [`Retry`]).
 //!
-//! Into UTF-8, a step takes 16 units. ASCII is narrowed; units below U+0800
+//! Into UTF-8, a step takes 16 units. ASCII is narrowed (32 units at a time
+//! while it lasts, after an ASCII step); units below U+0800
 //! are narrowed to 16 bits, made into a lead and a second byte each, and
 //! each eight are packed by a shuffle chosen by which need two bytes. A
 //! step with a unit from U+0800 up (a 3- or 4-byte form, a surrogate, a
@@ -67,7 +69,15 @@ macro_rules! entries {
             ) -> (usize, usize, Stop) {
                 // SAFETY: this function's contract.
                 let proof = unsafe { <$v as SimdU8>::splat(0) };
-                super::valid_loop(src, dst, |src, dst, r, w| from_utf8(proof, src, dst, r, w))
+                let mut retry = Retry::new();
+                super::valid_loop(src, dst, |src, dst, r, w| {
+                    if r < retry.at {
+                        return (r, w);
+                    }
+                    let (to, w) = from_utf8(proof, src, dst, r, w);
+                    retry.after(r, to);
+                    (to, w)
+                })
             }
 
             #[target_feature(enable = $features)]
@@ -85,8 +95,14 @@ macro_rules! entries {
             ) -> Progress {
                 // SAFETY: this function's contract.
                 let proof = unsafe { <$v as SimdU8>::splat(0) };
+                let mut retry = Retry::new();
                 super::to_utf8_loop(input, policy, output, |src, dst, i, w| {
-                    to_utf8(proof, src, dst, i, w)
+                    if i < retry.at {
+                        return (i, w);
+                    }
+                    let (to, w) = to_utf8(proof, src, dst, i, w);
+                    retry.after(i, to);
+                    (to, w)
                 })
             }
         }
@@ -166,6 +182,42 @@ pub(super) fn to_utf8_into(
     debug_assert!(kernel.is_available());
     // SAFETY: as in `from_utf8_valid`.
     with_vectors!(kernel, |V| unsafe { V::to_utf8(input, policy, output) })
+}
+
+/// Where the steps are tried again after they converted nothing: in text
+/// whose every block they leave (CJK into UTF-8, emoji out of it), a try
+/// at each block cost time and saved none, so each such try puts the next
+/// one twice as far on, up to [`Retry::MAX`] bytes or units, and a step
+/// that converts anything starts over.
+struct Retry {
+    /// The position before which the steps are not tried.
+    at: usize,
+    /// How far on the next failed try puts `at`.
+    gap: usize,
+}
+
+impl Retry {
+    const MIN: usize = 32;
+    const MAX: usize = 1024;
+
+    #[inline(always)]
+    fn new() -> Retry {
+        Retry {
+            at: 0,
+            gap: Retry::MIN,
+        }
+    }
+
+    /// After the steps went from `from` to `to`.
+    #[inline(always)]
+    fn after(&mut self, from: usize, to: usize) {
+        if to == from {
+            self.at = from + self.gap;
+            self.gap = (2 * self.gap).min(Retry::MAX);
+        } else {
+            self.gap = Retry::MIN;
+        }
+    }
 }
 
 /// The bytes of UTF-8 the steps out of UTF-8 read at once: 16, and the two
@@ -363,6 +415,44 @@ static LOW_BYTES: [u8; 16] = [
     0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0,
 ];
 
+/// Narrows the ASCII units from `src[i..]` into `dst[w..]`, 32 at a time,
+/// while the next 32 are all ASCII and have room; returns the new `i` and
+/// `w`.
+#[inline(always)]
+fn ascii_to_utf8<V: SimdConvert>(
+    _proof: V,
+    src: &[u32],
+    dst: &mut [MaybeUninit<u8>],
+    i: usize,
+    w: usize,
+) -> (usize, usize) {
+    let (mut i, mut w) = (i, w);
+    while let (Some(chunk), Some(out)) = (src.get(i..i + 32), dst.get_mut(w..w + 32)) {
+        let p: *const u8 = chunk.as_ptr().cast();
+        let q: *mut u8 = out.as_mut_ptr().cast();
+        // SAFETY: `chunk` is 32 readable units (128 bytes): 16 bytes at
+        // `p + 16k` for `k` below 8; `out` is 32 writable bytes, 16 at `q`
+        // and `q + 16`. The table is 16 bytes. The instruction set is
+        // proved by `_proof`.
+        unsafe {
+            let mut v = [_proof; 8];
+            for (k, v) in v.iter_mut().enumerate() {
+                *v = V::load(p.add(16 * k));
+            }
+            let any = v.iter().fold(V::splat(0), |any, &v| any.or(v));
+            if any.and(V::table(&FROM_0080)).any() {
+                break;
+            }
+            let [a, b, c, d, e, f, g, h] = v;
+            a.pack32(b).pack16(c.pack32(d)).store(q);
+            e.pack32(f).pack16(g.pack32(h)).store(q.add(16));
+        }
+        i += 32;
+        w += 32;
+    }
+    (i, w)
+}
+
 /// Converts UTF-32 from `src[i..]` into UTF-8 at `dst[w..]`, a step of
 /// [`TO_UTF8_READ`] units at a time, while that many are left and
 /// [`TO_UTF8_ROOM`] bytes of room, and stops before a step that holds a
@@ -399,6 +489,10 @@ fn to_utf8<V: SimdConvert>(
                 a.pack32(b).pack16(c.pack32(d)).store(q);
                 i += TO_UTF8_READ;
                 w += TO_UTF8_READ;
+                // And so on 32 at a time while the ASCII lasts (only after
+                // an ASCII step: text with short ASCII runs would pay the
+                // test at every step).
+                (i, w) = ascii_to_utf8(_proof, src, dst, i, w);
                 continue;
             }
             if any.and(V::table(&FROM_0800)).any() {
