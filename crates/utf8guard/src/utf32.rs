@@ -494,7 +494,6 @@ fn utf8_form(cp: u32) -> (u32, usize) {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
-    use alloc::format;
     use alloc::string::String;
     use alloc::vec;
 
@@ -534,9 +533,17 @@ mod tests {
             // SAFETY: as above.
             let vector_room = unsafe { as_room(&mut vector) };
             let v = utf8_to_utf32_with(input, policy, vector_room, last, kernel);
-            let what = format!("{kernel}: {input:02X?} {policy:?} room {room} last {last}");
-            assert_eq!(s, v, "{what}");
-            assert_eq!(scalar[..s.written], vector[..v.written], "{what}");
+            // The message is formatted only on a failure: formatting the
+            // input each call was most of the tests' time.
+            assert_eq!(
+                s, v,
+                "{kernel}: {input:02X?} {policy:?} room {room} last {last}"
+            );
+            assert_eq!(
+                scalar[..s.written],
+                vector[..v.written],
+                "{kernel}: {input:02X?} {policy:?} room {room} last {last}"
+            );
         }
         scalar.truncate(s.written);
         (s, scalar)
@@ -774,9 +781,13 @@ mod tests {
             let mut vector = vec![0xAAu8; room];
             // SAFETY: as above.
             let v = utf32_to_utf8_with(input, policy, unsafe { as_room(&mut vector) }, kernel);
-            let what = format!("{kernel}: {input:X?} {policy:?} room {room}");
-            assert_eq!(s, v, "{what}");
-            assert_eq!(scalar[..s.written], vector[..v.written], "{what}");
+            // As out of UTF-8: the message only on a failure.
+            assert_eq!(s, v, "{kernel}: {input:X?} {policy:?} room {room}");
+            assert_eq!(
+                scalar[..s.written],
+                vector[..v.written],
+                "{kernel}: {input:X?} {policy:?} room {room}"
+            );
         }
         scalar.truncate(s.written);
         (s, scalar)
