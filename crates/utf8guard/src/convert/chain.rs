@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::wide::{put_units, put_units32, Utf16ToWtf8, Utf32ToUtf8};
-use super::{ByteOrder, ConvertError, Encoding, Tally, REPLACEMENT};
+use super::{ByteOrder, ConvertError, ConvertErrorKind, Encoding, Tally, REPLACEMENT};
 use crate::decode::{Decoded, MAGIC};
 use crate::dialect::Dialect;
 use crate::legacy::{single_byte_to_utf8, utf8_to_single_byte_into, SingleByte};
@@ -86,6 +86,33 @@ impl Decoder {
         }
     }
 
+    /// For `error` of the first stage, a character of a member of the
+    /// family that UTF-8 cannot hold (a lone surrogate), the first error
+    /// in reading the rest of `input` (the piece that starts at stream
+    /// offset `base`) as WTF-8 would, which comes before it in
+    /// [`Chain::reading_first`]'s order.
+    fn reading_error_after(
+        &self,
+        input: &[u8],
+        base: usize,
+        error: &ConvertError,
+        last: bool,
+    ) -> Option<ConvertError> {
+        let Decoder::Family { from, .. } = self else {
+            return None;
+        };
+        if !matches!(error.kind(), ConvertErrorKind::Unencodable(_)) {
+            return None;
+        }
+        let at = error.offset().checked_sub(base)?;
+        let mut out = Vec::new();
+        let mut reader = Transcoder::new(*from, Dialect::Wtf8, Policy::Strict);
+        let e = reader
+            .transcode_to_vec(input.get(at..)?, &mut out, last)
+            .err()?;
+        Some(ConvertError::from(e).shifted(base + at))
+    }
+
     fn tally(&self) -> Tally {
         match self {
             Decoder::Direct | Decoder::Single(_) => Tally::default(),
@@ -120,10 +147,29 @@ enum Encoder {
     },
 }
 
-/// An error of the second stage: at an offset of its input, and why.
+/// An error of the second stage: at an offset of its input, why, and how
+/// many bytes of it (`None`: to its end) it covers.
 struct Stop {
     at: usize,
     cause: Cause,
+    len: Option<usize>,
+}
+
+/// How long the run of characters that `encoding` cannot hold at the
+/// start of the UTF-8 `text` is (at least 1 byte): CPython's charmap
+/// encoders report the whole run as one error.
+fn unencodable_run(encoding: SingleByte, text: &[u8]) -> usize {
+    // A piece of a stream may end inside a character: the whole ones.
+    let text = match core::str::from_utf8(text) {
+        Ok(text) => text,
+        Err(e) => core::str::from_utf8(&text[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let run: usize = text
+        .chars()
+        .take_while(|&c| encoding.encode(c).is_none())
+        .map(char::len_utf8)
+        .sum();
+    run.max(1)
 }
 
 impl Encoder {
@@ -143,6 +189,7 @@ impl Encoder {
         let stop = |e: TranscodeError| Stop {
             at: e.offset(),
             cause: e.cause(),
+            len: e.error_len(),
         };
         match self {
             Encoder::Copy => {
@@ -201,7 +248,14 @@ impl Encoder {
                 let p = utf8_to_single_byte_into(*encoding, input, policy, room, last);
                 let written = &room[..p.written];
                 out.extend_from_slice(written);
-                let read = p.result.map(|_| p.read).map_err(stop)?;
+                let encoding = *encoding;
+                let read = p.result.map(|_| p.read).map_err(|e| {
+                    let mut stop = stop(e);
+                    if let Cause::Unencodable(_) = stop.cause {
+                        stop.len = Some(unencodable_run(encoding, &input[stop.at..]));
+                    }
+                    stop
+                })?;
                 if policy == Policy::Strict {
                     // Nothing replaced: no `?` to count.
                     return Ok(read);
@@ -217,7 +271,6 @@ impl Encoder {
                 if written > already {
                     replaced.count += (written - already) as u64;
                     if replaced.first.is_none() {
-                        let encoding = *encoding;
                         replaced.first = first_replaced(input, direct, |src| {
                             let mut room = vec![0; src.len()];
                             utf8_to_single_byte_into(encoding, src, Policy::Strict, &mut room, last)
@@ -228,6 +281,18 @@ impl Encoder {
             }
         }
     }
+}
+
+/// The first ill-formed sequence of the UTF-8 `rest` (the input after an
+/// error in writing), at an offset of `rest`; not one that the end of a
+/// piece that is not the `last` cuts short.
+fn malformed_after(rest: &[u8], last: bool) -> Option<ConvertError> {
+    let e = Dialect::Utf8.check(rest).err()?;
+    if !last && e.error_len().is_none() {
+        return None;
+    }
+    let kind = ConvertErrorKind::Malformed(e.kind());
+    Some(ConvertError::new(e.valid_up_to(), kind, e.error_len()))
 }
 
 /// How many U+FFFD `utf8` holds.
@@ -270,6 +335,9 @@ pub(super) struct Chain {
     /// The first stage's output for the current piece.
     mid: Vec<u8>,
     policy: Policy,
+    /// An error of the first stage comes before one of the second (see
+    /// [`Converter::with_reading_errors_first`](super::Converter::with_reading_errors_first)).
+    reading_first: bool,
     /// Input bytes read by earlier calls (and a byte order mark before them).
     consumed: usize,
     /// What the second stage replaced (at offsets of the input).
@@ -277,7 +345,13 @@ pub(super) struct Chain {
 }
 
 impl Chain {
-    pub(super) fn new(from: Encoding, to: Encoding, policy: Policy, base: usize) -> Chain {
+    pub(super) fn new(
+        from: Encoding,
+        to: Encoding,
+        policy: Policy,
+        base: usize,
+        reading_first: bool,
+    ) -> Chain {
         let mid = if to.holds_surrogates() {
             Dialect::Wtf8
         } else {
@@ -290,7 +364,14 @@ impl Chain {
                 from: d,
             },
             Encoding::Utf16(order) => {
-                Decoder::Utf16(Utf16ToWtf8::new(order == ByteOrder::Big, to, policy, base))
+                let big_endian = order == ByteOrder::Big;
+                Decoder::Utf16(Utf16ToWtf8::new(
+                    big_endian,
+                    to,
+                    policy,
+                    base,
+                    reading_first,
+                ))
             }
             Encoding::Utf32(order) => {
                 Decoder::Utf32(Utf32ToUtf8::new(order == ByteOrder::Big, policy, base))
@@ -318,6 +399,7 @@ impl Chain {
             encoder,
             mid: Vec::new(),
             policy,
+            reading_first,
             consumed: base,
             replaced: Tally::default(),
         }
@@ -339,8 +421,14 @@ impl Chain {
                 .feed(input, last, self.policy, true, out, &mut replaced);
             self.replaced
                 .add(replaced.count, replaced.first.map(|at| base + at));
-            let read =
-                result.map_err(|stop| ConvertError::new(base + stop.at, stop.cause.into()))?;
+            let read = result.map_err(|stop| {
+                if self.reading_first && matches!(stop.cause, Cause::Unencodable(_)) {
+                    if let Some(e) = malformed_after(&input[stop.at..], last) {
+                        return e.shifted(base + stop.at);
+                    }
+                }
+                ConvertError::new(base + stop.at, stop.cause.into(), stop.len)
+            })?;
             self.consumed += read;
             return Ok(read);
         }
@@ -353,7 +441,14 @@ impl Chain {
         }
         let mut mid = core::mem::take(&mut self.mid);
         mid.clear();
-        let first = self.decoder.decode(input, last, &mut mid);
+        let mut first = self.decoder.decode(input, last, &mut mid);
+        if self.reading_first {
+            if let Err(e) = &first {
+                if let Some(earlier) = self.decoder.reading_error_after(input, base, e, last) {
+                    first = Err(earlier);
+                }
+            }
+        }
         // `mid` holds whole characters, those before any error of the
         // first stage, which come before it.
         let second = self
@@ -368,11 +463,17 @@ impl Chain {
         let first_replaced = replaced.first.and_then(trace);
         let error = second.err().map(|stop| {
             let at = trace(stop.at).unwrap_or(base);
-            ConvertError::new(at, stop.cause.into())
+            let len = stop
+                .len
+                .map(|n| trace(stop.at + n).map_or(n, |end| end - at));
+            ConvertError::new(at, stop.cause.into(), len)
         });
         self.mid = mid;
         self.replaced.add(replaced.count, first_replaced);
         if let Some(error) = error {
+            if self.reading_first {
+                first?;
+            }
             return Err(error);
         }
         let read = first?;

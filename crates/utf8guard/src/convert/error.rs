@@ -27,16 +27,28 @@ pub enum ConvertErrorKind {
 }
 
 /// Where and why a [`Policy::Strict`](crate::Policy::Strict) conversion
-/// stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// stopped. Two errors are equal when their offsets and kinds are (the
+/// [`error_len`](Self::error_len) of a run depends on where the pieces
+/// were cut).
+#[derive(Clone, Copy, Debug)]
 pub struct ConvertError {
     offset: usize,
     kind: ConvertErrorKind,
+    len: Option<usize>,
 }
 
 impl ConvertError {
-    pub(crate) fn new(offset: usize, kind: ConvertErrorKind) -> ConvertError {
-        ConvertError { offset, kind }
+    /// An error of `len` bytes of input (`None`: to the input's end).
+    pub(crate) fn new(offset: usize, kind: ConvertErrorKind, len: Option<usize>) -> ConvertError {
+        ConvertError { offset, kind, len }
+    }
+
+    /// The same error, `by` bytes later in the input.
+    pub(crate) fn shifted(self, by: usize) -> ConvertError {
+        ConvertError {
+            offset: self.offset + by,
+            ..self
+        }
     }
 
     /// The byte offset in the input stream (a byte order mark included)
@@ -48,6 +60,46 @@ impl ConvertError {
     /// Why the conversion stopped.
     pub fn kind(&self) -> ConvertErrorKind {
         self.kind
+    }
+
+    /// How many bytes of the input, from [`offset`](Self::offset), the
+    /// error covers: the maximal subpart of an ill-formed sequence, the
+    /// code unit that is no character, the lone surrogate, the character
+    /// the target cannot hold; into Latin-1 or Windows-1252, the whole run
+    /// of characters the target cannot hold that starts there, as CPython's
+    /// encoders report it (of a run that reaches the end of a piece of a
+    /// stream, the part in that piece). `None` when the input ends inside
+    /// the item (a sequence, a code unit or a surrogate pair cut short): it
+    /// runs to the end of the input.
+    ///
+    /// ```
+    /// use utf8guard::{Converter, Encoding, Policy};
+    ///
+    /// let latin1 = Encoding::from_name("latin-1").unwrap();
+    /// let utf8 = Encoding::from_name("utf-8").unwrap();
+    /// let mut c = Converter::new(utf8, latin1, Policy::Strict);
+    /// let e = c.convert_to_vec("a€😀b".as_bytes(), &mut Vec::new(), true).unwrap_err();
+    /// assert_eq!((e.offset(), e.error_len()), (1, Some(7)));
+    /// let mut c = Converter::new(utf8, latin1, Policy::Strict);
+    /// let e = c.convert_to_vec(b"ab\xF0\x9F", &mut Vec::new(), true).unwrap_err();
+    /// assert_eq!((e.offset(), e.error_len()), (2, None));
+    /// ```
+    pub fn error_len(&self) -> Option<usize> {
+        self.len
+    }
+}
+
+impl PartialEq for ConvertError {
+    fn eq(&self, other: &ConvertError) -> bool {
+        (self.offset, self.kind) == (other.offset, other.kind)
+    }
+}
+
+impl Eq for ConvertError {}
+
+impl core::hash::Hash for ConvertError {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        (self.offset, self.kind).hash(state);
     }
 }
 
@@ -63,7 +115,7 @@ impl From<Cause> for ConvertErrorKind {
 
 impl From<TranscodeError> for ConvertError {
     fn from(e: TranscodeError) -> ConvertError {
-        ConvertError::new(e.offset(), e.cause().into())
+        ConvertError::new(e.offset(), e.cause().into(), e.error_len())
     }
 }
 

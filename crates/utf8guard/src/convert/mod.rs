@@ -161,6 +161,9 @@ pub struct Converter {
     policy: Policy,
     magic: bool,
     bom: bool,
+    reading_first: bool,
+    /// The byte order of UTF-16 or UTF-32 input, once known.
+    order: Option<ByteOrder>,
     /// The conversion proper, made once the input's byte order is known.
     inner: Option<Inner>,
 }
@@ -187,6 +190,8 @@ impl Converter {
             policy,
             magic: false,
             bom: false,
+            reading_first: false,
+            order: None,
             inner: None,
         }
     }
@@ -214,6 +219,50 @@ impl Converter {
         }
         self.bom = write;
         Ok(self)
+    }
+
+    /// Reports errors as CPython's `bytes.decode` then `str.encode` do:
+    /// within a piece (fed whole, within the input), an error in reading
+    /// it (an ill-formed sequence, a code unit that is no character or is
+    /// cut short, a lone surrogate of UTF-16 that the target cannot hold)
+    /// comes before an error in writing (a character the target cannot
+    /// hold) even where it is later; and a lone surrogate of UTF-16 is an
+    /// error in reading (or U+FFFD) unless the target is a member of the
+    /// UTF-8 family that holds it, UTF-16 included (as CPython's UTF-16
+    /// decoder; without this option, UTF-16 to UTF-16 keeps it).
+    ///
+    /// ```
+    /// use utf8guard::{ConvertErrorKind, Converter, Encoding, Policy};
+    ///
+    /// let (utf8, latin1) = (Encoding::from_name("utf-8").unwrap(), Encoding::from_name("latin-1").unwrap());
+    /// let input = "€".as_bytes().iter().chain(b"\xFF").copied().collect::<Vec<u8>>();
+    /// let mut c = Converter::new(utf8, latin1, Policy::Strict).with_reading_errors_first(true);
+    /// let e = c.convert_to_vec(&input, &mut Vec::new(), true).unwrap_err();
+    /// assert_eq!((e.offset(), e.error_len()), (3, Some(1)));
+    /// assert!(matches!(e.kind(), ConvertErrorKind::Malformed(_)));
+    /// ```
+    pub fn with_reading_errors_first(mut self, first: bool) -> Converter {
+        self.reading_first = first;
+        self
+    }
+
+    /// The byte order of UTF-16 or UTF-32 input, once known: the one named
+    /// or, for `utf-16` and `utf-32` ([`ByteOrder::Mark`]), the one read
+    /// from its byte order mark, little-endian without one. `None` before
+    /// the first call of [`convert_to_vec`](Self::convert_to_vec) that
+    /// read the mark, and for the other encodings.
+    ///
+    /// ```
+    /// use utf8guard::{ByteOrder, Converter, Encoding, Policy};
+    ///
+    /// let utf8 = Encoding::from_name("utf-8").unwrap();
+    /// let mut c = Converter::new(Encoding::Utf16(ByteOrder::Mark), utf8, Policy::Strict);
+    /// assert_eq!(c.input_byte_order(), None);
+    /// c.convert_to_vec(b"\xFE\xFF\x00a", &mut Vec::new(), true).unwrap();
+    /// assert_eq!(c.input_byte_order(), Some(ByteOrder::Big));
+    /// ```
+    pub fn input_byte_order(&self) -> Option<ByteOrder> {
+        self.order
     }
 
     /// What comes before the first output: a byte order mark, or the magic
@@ -279,7 +328,17 @@ impl Converter {
             }
             from => (from, 0),
         };
-        let mut inner = Inner::new(from, self.to, self.policy, self.magic, skip);
+        if let Encoding::Utf16(order) | Encoding::Utf32(order) = from {
+            self.order = Some(order);
+        }
+        let mut inner = Inner::new(
+            from,
+            self.to,
+            self.policy,
+            self.magic,
+            skip,
+            self.reading_first,
+        );
         output.extend_from_slice(&self.prefix());
         let read = inner.feed(&input[skip..], last, output);
         self.inner = Some(inner);
@@ -321,7 +380,14 @@ enum Inner {
 impl Inner {
     /// The conversion from `from` (its byte order known) to `to`, of input
     /// that starts at offset `base`.
-    fn new(from: Encoding, to: Encoding, policy: Policy, magic: bool, base: usize) -> Inner {
+    fn new(
+        from: Encoding,
+        to: Encoding,
+        policy: Policy,
+        magic: bool,
+        base: usize,
+        reading_first: bool,
+    ) -> Inner {
         let wtf8_or_utf8 = |d| matches!(d, Dialect::Wtf8 | Dialect::Utf8);
         match (from, to) {
             (Encoding::Family(from), Encoding::Family(to)) => {
@@ -331,9 +397,11 @@ impl Inner {
                 Inner::ToUtf16(ToUtf16::new(d, order == ByteOrder::Big, policy))
             }
             (Encoding::Utf16(order), Encoding::Family(d)) if wtf8_or_utf8(d) => {
-                Inner::FromUtf16(Utf16ToWtf8::new(order == ByteOrder::Big, to, policy, base))
+                let big_endian = order == ByteOrder::Big;
+                let stage = Utf16ToWtf8::new(big_endian, to, policy, base, reading_first);
+                Inner::FromUtf16(stage)
             }
-            _ => Inner::Chain(Box::new(Chain::new(from, to, policy, base))),
+            _ => Inner::Chain(Box::new(Chain::new(from, to, policy, base, reading_first))),
         }
     }
 

@@ -85,7 +85,11 @@ impl ToUtf16 {
                 let Cause::Malformed(kind) = e.cause() else {
                     unreachable!("UTF-8 and WTF-8 to UTF-16 fail only on ill-formed input")
                 };
-                return Err(ConvertError::new(at, ConvertErrorKind::Malformed(kind)));
+                return Err(ConvertError::new(
+                    at,
+                    ConvertErrorKind::Malformed(kind),
+                    e.error_len(),
+                ));
             }
             self.units.push(0xFFFD);
             self.replaced.note(at);
@@ -141,11 +145,20 @@ pub(super) struct Utf16ToWtf8 {
 
 impl Utf16ToWtf8 {
     /// From UTF-16 to WTF-8, or to UTF-8 when `to` cannot hold lone
-    /// surrogates; the input starts at offset `base`.
-    pub(super) fn new(big_endian: bool, to: Encoding, policy: Policy, base: usize) -> Self {
+    /// surrogates (or, `reading_first`, is no member of the UTF-8 family:
+    /// see [`Converter::with_reading_errors_first`](super::Converter::with_reading_errors_first));
+    /// the input starts at offset `base`.
+    pub(super) fn new(
+        big_endian: bool,
+        to: Encoding,
+        policy: Policy,
+        base: usize,
+        reading_first: bool,
+    ) -> Self {
+        let family = matches!(to, Encoding::Family(_));
         Utf16ToWtf8 {
             big_endian,
-            strict_utf8: !to.holds_surrogates(),
+            strict_utf8: !to.holds_surrogates() || (reading_first && !family),
             policy,
             consumed: base,
             units: Vec::new(),
@@ -195,8 +208,13 @@ impl Utf16ToWtf8 {
         last: bool,
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
-        let surrogate =
-            |at| ConvertError::new(at, ConvertErrorKind::Unencodable(EncodeError::Surrogate));
+        let surrogate = |at, len| {
+            ConvertError::new(
+                at,
+                ConvertErrorKind::Unencodable(EncodeError::Surrogate),
+                len,
+            )
+        };
         let mut units = units;
         // A lead surrogate at the end may pair with the next piece's first
         // unit: it waits for it.
@@ -217,9 +235,14 @@ impl Utf16ToWtf8 {
             // where it is replaced.
             let mut done = 0;
             while let Err(e) = utf16_to_utf8(&units[done..], Policy::Strict, out) {
-                let at = self.consumed + 2 * (done + e.offset());
+                let k = done + e.offset();
+                let at = self.consumed + 2 * k;
                 if self.policy == Policy::Strict {
-                    return Err(surrogate(at));
+                    // A lead surrogate that ends the input is a pair cut
+                    // short: it runs to the end.
+                    let cut_short =
+                        last && !lead_cut_short && k + 1 == units.len() && is_lead(units[k]);
+                    return Err(surrogate(at, (!cut_short).then_some(2)));
                 }
                 self.replaced.replace(at, out);
                 done += e.offset() + 1;
@@ -232,9 +255,9 @@ impl Utf16ToWtf8 {
             let at = self.consumed + read;
             if self.policy == Policy::Strict {
                 return Err(if lead_cut_short {
-                    surrogate(at)
+                    surrogate(at, None)
                 } else {
-                    ConvertError::new(at, ConvertErrorKind::TruncatedUnit(2))
+                    ConvertError::new(at, ConvertErrorKind::TruncatedUnit(2), None)
                 });
             }
             self.replaced.replace(at, out);
@@ -360,6 +383,7 @@ impl Utf32ToUtf8 {
                         return Err(ConvertError::new(
                             at,
                             ConvertErrorKind::NotACharacter(units[k]),
+                            Some(4),
                         ));
                     }
                     self.replaced.replace(at, out);
@@ -371,7 +395,11 @@ impl Utf32ToUtf8 {
         if last && !len.is_multiple_of(4) {
             let at = self.consumed + read;
             if self.policy == Policy::Strict {
-                return Err(ConvertError::new(at, ConvertErrorKind::TruncatedUnit(4)));
+                return Err(ConvertError::new(
+                    at,
+                    ConvertErrorKind::TruncatedUnit(4),
+                    None,
+                ));
             }
             self.replaced.replace(at, out);
             read = len;
