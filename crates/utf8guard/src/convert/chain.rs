@@ -10,11 +10,13 @@ use super::wide::{put_units, put_units32, Utf16ToWtf8, Utf32ToUtf8};
 use super::{ByteOrder, ConvertError, ConvertErrorKind, Encoding, Tally, REPLACEMENT};
 use crate::decode::{Decoded, MAGIC};
 use crate::dialect::Dialect;
-use crate::legacy::{single_byte_to_utf8, utf8_to_single_byte_into, SingleByte};
+use crate::legacy::{
+    single_byte_to_utf8, utf8_to_single_byte, utf8_to_single_byte_into, SingleByte,
+};
 use crate::transcode::{
     wtf8_to_utf16, Cause, Policy, Progress, Status, TranscodeError, Transcoder,
 };
-use crate::utf32::utf8_to_utf32_into;
+use crate::utf32::{utf8_to_utf32, utf8_to_utf32_into};
 
 /// The first stage of a [`Chain`]: the input to UTF-8 (or WTF-8).
 #[derive(Debug)]
@@ -210,20 +212,28 @@ impl Encoder {
                 Ok(input.len())
             }
             Encoder::Utf32 { big_endian, units } => {
-                if units.len() < input.len() {
-                    units.resize(input.len(), 0);
-                }
-                let room = &mut units[..input.len()];
-                let p = utf8_to_utf32_into(input, policy, room, last);
-                put_units32(&room[..p.written], *big_endian, out);
-                let read = p.result.map(|_| p.read).map_err(stop)?;
+                let (written, result) = if last {
+                    // Into the spare capacity: no room zeroed first.
+                    units.clear();
+                    let result = utf8_to_utf32(input, policy, units);
+                    (&units[..], result.map(|()| input.len()))
+                } else {
+                    if units.len() < input.len() {
+                        units.resize(input.len(), 0);
+                    }
+                    let room = &mut units[..input.len()];
+                    let p = utf8_to_utf32_into(input, policy, room, last);
+                    (&room[..p.written], p.result.map(|_| p.read))
+                };
+                put_units32(written, *big_endian, out);
+                let read = result.map_err(stop)?;
                 if policy == Policy::Strict {
                     // Nothing replaced: no U+FFFD to count.
                     return Ok(read);
                 }
                 // U+FFFD written, less those of the input (counted only
                 // where some were written: text seldom has any).
-                let written = room[..p.written].iter().filter(|&&u| u == 0xFFFD).count();
+                let written = written.iter().filter(|&&u| u == 0xFFFD).count();
                 let already = if written == 0 {
                     0
                 } else {
@@ -241,15 +251,22 @@ impl Encoder {
                 Ok(read)
             }
             Encoder::Single { encoding, bytes } => {
-                if bytes.len() < input.len() {
-                    bytes.resize(input.len(), 0);
-                }
-                let room = &mut bytes[..input.len()];
-                let p = utf8_to_single_byte_into(*encoding, input, policy, room, last);
-                let written = &room[..p.written];
-                out.extend_from_slice(written);
+                let start = out.len();
+                let result = if last {
+                    // Straight into the output's spare capacity: no room
+                    // zeroed first, no copy.
+                    utf8_to_single_byte(*encoding, input, policy, out).map(|()| input.len())
+                } else {
+                    if bytes.len() < input.len() {
+                        bytes.resize(input.len(), 0);
+                    }
+                    let room = &mut bytes[..input.len()];
+                    let p = utf8_to_single_byte_into(*encoding, input, policy, room, last);
+                    out.extend_from_slice(&room[..p.written]);
+                    p.result.map(|_| p.read)
+                };
                 let encoding = *encoding;
-                let read = p.result.map(|_| p.read).map_err(|e| {
+                let read = result.map_err(|e| {
                     let mut stop = stop(e);
                     if let Cause::Unencodable(_) = stop.cause {
                         stop.len = Some(unencodable_run(encoding, &input[stop.at..]));
@@ -263,7 +280,7 @@ impl Encoder {
                 // `?` written, less those of the input (and, after a first
                 // stage, less the U+FFFD it wrote).
                 let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b == b'?').count();
-                let written = count(written);
+                let written = count(&out[start..]);
                 let mut already = count(&input[..read]);
                 if !direct && written > already {
                     already += count_replacements(&input[..read]);

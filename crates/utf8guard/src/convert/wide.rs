@@ -1,12 +1,14 @@
 //! The stages to and from UTF-16 and UTF-32.
 
 use alloc::vec::Vec;
+use core::mem::MaybeUninit;
 
 use super::{ConvertError, ConvertErrorKind, Encoding, Tally};
 use crate::dialect::Dialect;
 use crate::encode::EncodeError;
 use crate::transcode::{
-    utf16_to_utf8, utf16_to_wtf8, utf8_to_utf16, wtf8_to_utf16, Cause, Policy, Status,
+    to_utf16_room, utf16_to_utf8, utf16_to_wtf8, utf8_to_utf16, wtf8_to_utf16, Cause, Policy,
+    Status, TranscodeError,
 };
 use crate::utf32::utf32_to_utf8_into;
 
@@ -60,17 +62,14 @@ impl ToUtf16 {
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
         let mut cut = if last { input.len() } else { wtf8_cut(input) };
-        self.units.clear();
         // Strictly, so that each ill-formed sequence is counted (and named)
         // where it is replaced: one U+FFFD per maximal subpart.
         let mut done = 0;
         loop {
             let rest = &input[done..cut];
-            let result = match self.from {
-                Dialect::Utf8 => utf8_to_utf16(rest, Policy::Strict, &mut self.units),
-                _ => wtf8_to_utf16(rest, Policy::Strict, &mut self.units),
+            let Err(e) = self.put_strict(rest, out) else {
+                break;
             };
-            let Err(e) = result else { break };
             if !last && e.error_len().is_none() {
                 // A sequence the cut ends (`DC` before a held `FE`) is cut
                 // short by the byte after it, not by the end of the input:
@@ -80,8 +79,6 @@ impl ToUtf16 {
             }
             let at = self.consumed + done + e.offset();
             if self.policy == Policy::Strict {
-                // The units before the error too.
-                put_units(&self.units, self.big_endian, out);
                 let Cause::Malformed(kind) = e.cause() else {
                     unreachable!("UTF-8 and WTF-8 to UTF-16 fail only on ill-formed input")
                 };
@@ -91,13 +88,45 @@ impl ToUtf16 {
                     e.error_len(),
                 ));
             }
-            self.units.push(0xFFFD);
+            put_units(&[0xFFFD], self.big_endian, out);
             self.replaced.note(at);
             done += e.offset() + e.error_len().unwrap_or(rest.len() - e.offset());
         }
-        put_units(&self.units, self.big_endian, out);
         self.consumed += cut;
         Ok(cut)
+    }
+
+    /// Converts `input` strictly, appending the units to `out` (those
+    /// before an error too).
+    fn put_strict(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), TranscodeError> {
+        let start = out.len();
+        // Room for a unit per byte, and one more to align the units.
+        out.reserve(2 * input.len() + 1);
+        // Straight into the output's spare capacity where it is aligned
+        // for units (as it is from the allocator): a buffer of units then
+        // copied made the conversion three times slower on long text.
+        // SAFETY: two uninitialized bytes are an uninitialized `u16`, and
+        // `align_to_mut` puts in its middle part only what is aligned.
+        let (head, room, _) =
+            unsafe { out.spare_capacity_mut().align_to_mut::<MaybeUninit<u16>>() };
+        if head.is_empty() && room.len() >= input.len() {
+            let p = to_utf16_room(self.from, input, Policy::Strict, room, true);
+            // SAFETY: the converter initialized the first `written` units.
+            unsafe { out.set_len(start + 2 * p.written) };
+            if self.big_endian != cfg!(target_endian = "big") {
+                for pair in out[start..].chunks_exact_mut(2) {
+                    pair.swap(0, 1);
+                }
+            }
+            return p.result.map(drop);
+        }
+        self.units.clear();
+        let result = match self.from {
+            Dialect::Utf8 => utf8_to_utf16(input, Policy::Strict, &mut self.units),
+            _ => wtf8_to_utf16(input, Policy::Strict, &mut self.units),
+        };
+        put_units(&self.units, self.big_endian, out);
+        result
     }
 }
 
@@ -123,10 +152,17 @@ pub(super) fn put_units32(units: &[u32], big_endian: bool, out: &mut Vec<u8>) {
 /// not vectorize).
 fn put<U: Copy, const N: usize>(units: &[U], out: &mut Vec<u8>, bytes: impl Fn(U) -> [u8; N]) {
     let start = out.len();
-    out.resize(start + N * units.len(), 0);
-    for (room, &u) in out[start..].chunks_exact_mut(N).zip(units) {
-        room.copy_from_slice(&bytes(u));
+    let len = N * units.len();
+    // Into the spare capacity, not zeroed first.
+    out.reserve(len);
+    for (room, &u) in out.spare_capacity_mut()[..len]
+        .chunks_exact_mut(N)
+        .zip(units)
+    {
+        room.copy_from_slice(&bytes(u).map(MaybeUninit::new));
     }
+    // SAFETY: the loop initialized `len` bytes after the vector's end.
+    unsafe { out.set_len(start + len) };
 }
 
 /// UTF-16 to WTF-8 (or UTF-8, where a lone surrogate is an error or
