@@ -3,7 +3,6 @@
 //! UTF-8 to UTF-32 or a single-byte encoding, the second stage alone.
 //! Offsets of the second stage's errors are traced back to the input.
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use super::wide::{put_units, put_units32, Utf16ToWtf8, Utf32ToUtf8};
@@ -243,7 +242,9 @@ impl Encoder {
                     replaced.count += (written - already) as u64;
                     if replaced.first.is_none() {
                         replaced.first = first_replaced(input, direct, |src| {
-                            let mut room = vec![0; src.len()];
+                            // A room of its own, refilled: one as long as
+                            // the input cost a zeroed allocation of it.
+                            let mut room = [0; 256];
                             utf8_to_utf32_into(src, Policy::Strict, &mut room, last)
                         });
                     }
@@ -279,7 +280,7 @@ impl Encoder {
                 }
                 // `?` written, less those of the input (and, after a first
                 // stage, less the U+FFFD it wrote).
-                let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b == b'?').count();
+                let count = |bytes: &[u8]| count_byte(bytes, b'?');
                 let written = count(&out[start..]);
                 let mut already = count(&input[..read]);
                 if !direct && written > already {
@@ -289,7 +290,7 @@ impl Encoder {
                     replaced.count += (written - already) as u64;
                     if replaced.first.is_none() {
                         replaced.first = first_replaced(input, direct, |src| {
-                            let mut room = vec![0; src.len()];
+                            let mut room = [0; 1024];
                             utf8_to_single_byte_into(encoding, src, Policy::Strict, &mut room, last)
                         });
                     }
@@ -310,6 +311,20 @@ fn malformed_after(rest: &[u8], last: bool) -> Option<ConvertError> {
     }
     let kind = ConvertErrorKind::Malformed(e.kind());
     Some(ConvertError::new(e.valid_up_to(), kind, e.error_len()))
+}
+
+/// How many times `byte` is in `bytes`: counted in 8 bits a block of 255
+/// bytes, which compiles to vector compares (a `usize` count per byte took
+/// as long as the conversion).
+fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            block
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte))) as usize
+        })
+        .sum()
 }
 
 /// How many U+FFFD `utf8` holds.
@@ -509,5 +524,24 @@ impl Chain {
             count: first.count + self.replaced.count,
             first: first_at,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_are_counted_past_a_block_and_past_255() {
+        // 255 bytes a block, counted in 8 bits: every byte a match, and
+        // matches on both sides of a block's end.
+        assert_eq!(count_byte(&[b'?'; 600], b'?'), 600);
+        let mut bytes = vec![b'a'; 600];
+        for at in [0, 254, 255, 256, 599] {
+            bytes[at] = b'?';
+        }
+        assert_eq!(count_byte(&bytes, b'?'), 5);
+        assert_eq!(count_byte(&bytes, b'a'), 595);
+        assert_eq!(count_byte(b"", b'?'), 0);
     }
 }
