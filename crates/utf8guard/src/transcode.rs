@@ -51,9 +51,11 @@ use crate::kernel;
 
 mod bmp_simd;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use bmp_simd::x86::{bmp_units, leads_above_e0, three_byte_run, KEEP as KEEP16};
+pub(crate) use bmp_simd::x86::{bmp_units, leads_above_e0, three_byte_run};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use bmp_simd::COUNT;
+#[cfg(vector_kernels)]
+pub(crate) use bmp_simd::KEEP as KEEP16;
 mod corrected_simd;
 mod fast;
 mod pairs_simd;

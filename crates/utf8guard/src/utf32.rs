@@ -376,6 +376,8 @@ fn utf32_to_utf8_with(
     if let Some(progress) = vector::to_utf8_into(kernel, input, policy, output) {
         return progress;
     }
+    // Only the vector paths, where the target has them, read the kernel.
+    let _ = kernel;
     to_utf8_loop(input, policy, output, |_, _, i, w| (i, w))
 }
 

@@ -94,31 +94,34 @@ pub(crate) static COUNT: [u8; 256] = {
     t
 };
 
+/// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
+/// byte shuffle that moves them, in order, to the front of a vector (of
+/// each 128-bit lane): the UTF-16 and UTF-32 steps of every instruction
+/// set use it.
+#[cfg(vector_kernels)]
+pub(crate) static KEEP: [[u8; 16]; 256] = {
+    let mut t = [[0x80u8; 16]; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let (mut lane, mut to) = (0, 0);
+        while lane < 8 {
+            if bits >> lane & 1 == 1 {
+                t[bits][2 * to] = 2 * lane as u8;
+                t[bits][2 * to + 1] = 2 * lane as u8 + 1;
+                to += 1;
+            }
+            lane += 1;
+        }
+        bits += 1;
+    }
+    t
+};
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
-    use super::COUNT;
+    use super::{COUNT, KEEP};
     use core::arch::x86_64::*;
     use core::mem::MaybeUninit;
-
-    /// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
-    /// byte shuffle that moves them, in order, to the front of a vector.
-    pub(crate) static KEEP: [[u8; 16]; 256] = {
-        let mut t = [[0x80u8; 16]; 256];
-        let mut bits = 0;
-        while bits < 256 {
-            let (mut lane, mut to) = (0, 0);
-            while lane < 8 {
-                if bits >> lane & 1 == 1 {
-                    t[bits][2 * to] = 2 * lane as u8;
-                    t[bits][2 * to + 1] = 2 * lane as u8 + 1;
-                    to += 1;
-                }
-                lane += 1;
-            }
-            bits += 1;
-        }
-        t
-    };
 
     /// The code unit of the sequence of 1 to 3 bytes each of the 16 byte
     /// lanes of `x` would start, from the lane's byte and the two after it

@@ -33,7 +33,7 @@ use crate::kernel::simd::SimdU8;
 use crate::kernel::simd_convert::SimdConvert;
 use crate::kernel::Kernel;
 use crate::legacy::{EXPAND, ONES};
-use crate::transcode::{Policy, Progress};
+use crate::transcode::{Policy, Progress, KEEP16};
 
 /// The instruction set's entry points, compiled for it as a whole.
 pub(super) trait Entries: SimdConvert {
@@ -226,26 +226,6 @@ pub(super) const FROM_UTF8_READ: usize = 18;
 /// The units of room those steps need: 16 (at most a unit a byte, stored
 /// as two groups of eight, the second at most eight on).
 pub(super) const FROM_UTF8_ROOM: usize = 16;
-
-/// For each set of eight 16-bit lanes to keep (bit `k`: lane `k`), the
-/// byte shuffle that moves them, in order, to the front of a vector.
-static KEEP16: [[u8; 16]; 256] = {
-    let mut t = [[0x80u8; 16]; 256];
-    let mut bits = 0;
-    while bits < 256 {
-        let (mut lane, mut to) = (0, 0);
-        while lane < 8 {
-            if bits >> lane & 1 == 1 {
-                t[bits][2 * to] = 2 * lane as u8;
-                t[bits][2 * to + 1] = 2 * lane as u8 + 1;
-                to += 1;
-            }
-            lane += 1;
-        }
-        bits += 1;
-    }
-    t
-};
 
 /// By a byte's low nibble, its low two bits shifted to the top.
 static LOW2_AT_6: [u8; 16] = {
